@@ -1,0 +1,67 @@
+// The engine/session contract that every backend implements (llama.cpp, Core ML).
+// Backends provide the low-level primitive (a KV state that evaluates tokens and can
+// sample the next one); prompt rendering, chunking, cancellation and generation loops
+// live in the core so both backends behave identically.
+
+export type BackendName = "llamacpp" | "coreml";
+
+export interface SamplingOptions {
+  /** 0 means greedy (argmax). */
+  readonly temperature: number;
+  readonly topP?: number;
+  readonly topK?: number;
+  readonly seed?: number;
+}
+
+export interface Tokenizer {
+  /** Encode text; with `specials` the text may contain special tokens such as `<|im_end|>`. */
+  encode(text: string, options: { readonly specials: boolean }): number[];
+  /** Decode tokens to text (special tokens rendered as their text). May end in U+FFFD when a UTF-8 character is split. */
+  decode(tokens: readonly number[]): string;
+  /** End-of-generation tokens (EOS, end-of-turn). */
+  isEndOfGeneration(token: number): boolean;
+  /** Set when the model expects a BOS token that the chat template does not write itself. */
+  readonly bos?: { readonly id: number; readonly text: string };
+  readonly eosText?: string;
+}
+
+export interface EngineInfo {
+  readonly backend: BackendName;
+  readonly modelPath: string;
+  readonly modelName: string;
+  /** Maximum tokens one session's state can hold (max_seq_len). */
+  readonly capacity: number;
+  /** Human-readable details, e.g. compute units or threads. */
+  readonly details: string;
+}
+
+/** One loaded model, shared by every session (panel) that uses it. */
+export interface Engine {
+  readonly info: EngineInfo;
+  readonly tokenizer: Tokenizer;
+  /** Jinja source of the chat template shipped with the model. */
+  readonly chatTemplate: string;
+  createState(): Promise<KvState>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * One KV cache. Not re-entrant: callers (the core's queue) guarantee one call at a time;
+ * implementations also refuse overlapping calls with a ConcurrentAccessError.
+ */
+export interface KvState {
+  readonly capacity: number;
+  /** Tokens currently held in the cache. */
+  readonly length: number;
+  /**
+   * Append `tokens` to the cache. When `sample` is given, returns the next token sampled
+   * from the logits of the last appended token. Must throw CapacityError, before touching
+   * the state, when length + tokens.length > capacity.
+   */
+  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined>;
+  /** Drop cached tokens from `length` to the end (exact; used to roll back a cancelled prefill). */
+  truncate(length: number): Promise<void>;
+  /** Discard everything: a fresh state. */
+  reset(): Promise<void>;
+  dispose(): Promise<void>;
+}

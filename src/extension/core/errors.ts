@@ -1,0 +1,116 @@
+// Typed errors of the core. `code` is stable: the CLI prints it in JSON error events and
+// the extension maps it to a banner with an action.
+
+export type ErrorCode =
+  | "model_not_found"
+  | "model_invalid"
+  | "model_load_failed"
+  | "backend_unavailable"
+  | "capacity_exceeded"
+  | "message_too_large"
+  | "empty_message"
+  | "template_not_append_only"
+  | "concurrent_access"
+  | "cancelled"
+  | "disposed"
+  | "engine_failed";
+
+export class StatefulChatError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ModelNotFoundError extends StatefulChatError {
+  constructor(readonly modelPath: string) {
+    super("model_not_found", `Model file not found: ${modelPath}`);
+  }
+}
+
+export class ModelInvalidError extends StatefulChatError {
+  constructor(modelPath: string, reason: string, options?: { cause?: unknown }) {
+    super("model_invalid", `Not a usable model file: ${modelPath} (${reason})`, options);
+  }
+}
+
+export class BackendUnavailableError extends StatefulChatError {
+  constructor(message: string) {
+    super("backend_unavailable", message);
+  }
+}
+
+/** Refused before the engine is called: the write would pass max_seq_len. */
+export class CapacityError extends StatefulChatError {
+  constructor(
+    readonly position: number,
+    readonly requested: number,
+    readonly capacity: number,
+  ) {
+    super(
+      "capacity_exceeded",
+      `Refusing to write ${requested} tokens at position ${position}: capacity is ${capacity}`,
+    );
+  }
+}
+
+export class MessageTooLargeError extends StatefulChatError {
+  constructor(
+    readonly tokens: number,
+    readonly limit: number,
+  ) {
+    super(
+      "message_too_large",
+      `The message is ${tokens} tokens; at most ${limit} fit in this model's context with room for a reply`,
+    );
+  }
+}
+
+export class EmptyMessageError extends StatefulChatError {
+  constructor() {
+    super("empty_message", "The message is empty");
+  }
+}
+
+export class TemplateNotAppendOnlyError extends StatefulChatError {
+  constructor(detail: string) {
+    super(
+      "template_not_append_only",
+      `The chat template re-renders earlier turns differently, so the cached conversation cannot be extended (${detail}). Reset the conversation or pick another model.`,
+    );
+  }
+}
+
+export class ConcurrentAccessError extends StatefulChatError {
+  constructor() {
+    super("concurrent_access", "Another operation is already using this session state");
+  }
+}
+
+export class CancelledError extends StatefulChatError {
+  constructor() {
+    super("cancelled", "Cancelled");
+  }
+}
+
+export class DisposedError extends StatefulChatError {
+  constructor(what: string) {
+    super("disposed", `${what} was disposed`);
+  }
+}
+
+export class EngineFailedError extends StatefulChatError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("engine_failed", message, options);
+  }
+}
+
+export function toStatefulChatError(error: unknown): StatefulChatError {
+  if (error instanceof StatefulChatError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new EngineFailedError(message, { cause: error });
+}
