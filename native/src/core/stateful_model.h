@@ -1,0 +1,43 @@
+// The seam between plain C++ and the framework: everything above it (sessions, chunking,
+// masks, sampling) is portable and tested on Linux; below it sit the Core ML model
+// (src/mac) and the simulated model used by the tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io_names.h"
+#include "tensor.h"
+
+namespace statefulchat {
+
+// One KV state (an MLState on macOS). Opaque to the session.
+class ModelState {
+ public:
+  virtual ~ModelState() = default;
+};
+
+struct PredictInput {
+  std::vector<int32_t> ids;   // q token ids (padding included)
+  int64_t start = 0;          // first cache slot written; end = start + q
+  std::vector<uint8_t> mask;  // row-major [q, end] causal mask in io().causalMaskType
+};
+
+using LogitsCallback = std::function<void(const StridedView& logits)>;
+
+class StatefulModel {
+ public:
+  virtual ~StatefulModel() = default;
+  virtual const ModelIO& io() const = 0;
+  virtual std::unique_ptr<ModelState> NewState() = 0;
+  // Runs one stateful prediction. `onLogits` sees the logits output only for the
+  // duration of the call (the bytes belong to the framework).
+  virtual void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) = 0;
+  // Human-readable details (compute units, function names) for the UI.
+  virtual std::string Details() const = 0;
+};
+
+}  // namespace statefulchat

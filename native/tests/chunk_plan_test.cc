@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "../src/core/capacity_guard.h"
+#include "../src/core/chunk_plan.h"
+#include "../src/core/native_error.h"
+
+using namespace statefulchat;
+
+namespace {
+QueryLengths Range(int64_t min, int64_t max) {
+  QueryLengths lengths;
+  lengths.isRange = true;
+  lengths.min = min;
+  lengths.max = max;
+  return lengths;
+}
+QueryLengths Allowed(std::vector<int64_t> allowed) {
+  QueryLengths lengths;
+  lengths.isRange = false;
+  lengths.allowed = std::move(allowed);
+  return lengths;
+}
+}  // namespace
+
+TEST(CapacityGuard, RefusesPastCapacity) {
+  EXPECT_NO_THROW(EnsureCapacity(500, 12, 512));
+  try {
+    EnsureCapacity(500, 13, 512);
+    FAIL();
+  } catch (const CapacityError& error) {
+    EXPECT_EQ(error.position(), 500);
+    EXPECT_EQ(error.requested(), 13);
+    EXPECT_EQ(error.capacity(), 512);
+    EXPECT_EQ(error.code(), ErrorCode::kCapacityExceeded);
+  }
+}
+
+TEST(ChunkPlan, RangeModelsSplitAtThePreferredChunk) {
+  const auto chunks = PlanChunks(300, 0, 2048, Range(1, 2048), 128);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].tokens, 128);
+  EXPECT_EQ(chunks[2].tokens, 44);
+  EXPECT_EQ(chunks[2].queryLength, 44);
+}
+
+TEST(ChunkPlan, EnumeratedModelsUseLargestFitThenSmaller) {
+  const auto chunks = PlanChunks(70, 0, 512, Allowed({1, 64}), 128);
+  ASSERT_EQ(chunks.size(), 7u);  // 64 + six single tokens
+  EXPECT_EQ(chunks[0].queryLength, 64);
+  EXPECT_EQ(chunks[1].queryLength, 1);
+}
+
+TEST(ChunkPlan, FixedShapePadsTheTail) {
+  const auto chunks = PlanChunks(70, 0, 512, Allowed({64}), 128);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[1].tokens, 6);
+  EXPECT_EQ(chunks[1].queryLength, 64);
+}
+
+TEST(ChunkPlan, PaddingMustFitCapacityToo) {
+  EXPECT_THROW(PlanChunks(6, 500, 512, Allowed({64}), 128), CapacityError);
+  EXPECT_THROW(PlanChunks(20, 500, 512, Range(1, 512), 128), CapacityError);
+}
