@@ -1,0 +1,47 @@
+// Bundles the extension host, the CLI and the webview. node-llama-cpp stays external: it
+// is ESM-only with native binaries and is loaded with a real dynamic import at runtime.
+import * as esbuild from "esbuild";
+import { existsSync } from "node:fs";
+
+const watch = process.argv.includes("--watch");
+const production = process.argv.includes("--production");
+
+const nodeTargets = [
+  { entry: "src/extension/extension.ts", out: "out/extension.js" },
+  { entry: "src/extension/cli/main.ts", out: "out/cli.js" },
+].filter((t) => existsSync(t.entry));
+
+const builds = nodeTargets.map((t) => ({
+  entryPoints: [t.entry],
+  outfile: t.out,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  sourcemap: !production,
+  minify: production,
+  external: ["vscode", "node-llama-cpp", "@node-llama-cpp/*", "*.node"],
+  logLevel: "warning",
+}));
+
+if (existsSync("src/webview/main.ts")) {
+  builds.push({
+    entryPoints: ["src/webview/main.ts"],
+    outfile: "media/dist/webview.js",
+    bundle: true,
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    sourcemap: !production,
+    minify: production,
+    loader: { ".ttf": "file" },
+    logLevel: "warning",
+  });
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,70 @@
+// The one place that picks a backend. `auto` uses Core ML for Core ML models on macOS 15+
+// and llama.cpp otherwise; a choice that cannot run here falls back visibly (a notice).
+
+import type { Engine } from "../core/engine";
+import { BackendUnavailableError } from "../core/errors";
+import { LlamaEngine } from "./llamacpp/llama-engine";
+
+export type BackendChoice = "auto" | "llamacpp" | "coreml";
+export type ComputeUnitsChoice = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
+
+export interface EngineRequest {
+  readonly modelPath: string;
+  readonly backend: BackendChoice;
+  readonly contextSize?: number;
+  readonly threads?: number;
+  readonly computeUnits?: ComputeUnitsChoice;
+  /** A GGUF to use when a Core ML model cannot run on this machine. */
+  readonly fallbackModelPath?: string;
+}
+
+export interface LoadedEngine {
+  readonly engine: Engine;
+  /** Set when the requested backend was not used, saying why. */
+  readonly notice?: string;
+}
+
+export function isCoreMLModelPath(path: string): boolean {
+  return /\.(mlpackage|mlmodelc)\/?$/i.test(path);
+}
+
+interface CoreMLModule {
+  coreMLAvailability(): { available: true } | { available: false; reason: string };
+  loadCoreMLEngine(options: { modelPath: string; computeUnits: ComputeUnitsChoice }): Promise<Engine>;
+}
+
+async function loadCoreMLModule(): Promise<CoreMLModule | undefined> {
+  try {
+    // Resolved at runtime so the llama.cpp path works even where the addon is absent.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require("./coreml/index") as CoreMLModule;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function loadEngine(request: EngineRequest): Promise<LoadedEngine> {
+  const coreMLModel = isCoreMLModelPath(request.modelPath);
+  const wantsCoreML = request.backend === "coreml" || (request.backend === "auto" && coreMLModel);
+  if (wantsCoreML) {
+    const coreml = await loadCoreMLModule();
+    const availability = coreml?.coreMLAvailability() ?? { available: false as const, reason: "the Core ML backend is not built" };
+    if (coreml && availability.available && coreMLModel) {
+      const engine = await coreml.loadCoreMLEngine({
+        modelPath: request.modelPath,
+        computeUnits: request.computeUnits ?? "cpuAndNeuralEngine",
+      });
+      return { engine };
+    }
+    const reason = availability.available ? "the model is not a Core ML model (.mlpackage or .mlmodelc)" : availability.reason;
+    const ggufPath = coreMLModel ? request.fallbackModelPath : request.modelPath;
+    if (!ggufPath) throw new BackendUnavailableError(`Core ML backend unavailable: ${reason}`);
+    const engine = await loadLlama(request, ggufPath);
+    return { engine, notice: `Core ML backend unavailable (${reason}); using llama.cpp with ${engine.info.modelName}` };
+  }
+  return { engine: await loadLlama(request, request.modelPath) };
+}
+
+function loadLlama(request: EngineRequest, modelPath: string): Promise<Engine> {
+  return LlamaEngine.load({ modelPath, contextSize: request.contextSize, threads: request.threads });
+}

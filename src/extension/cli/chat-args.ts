@@ -1,0 +1,93 @@
+// `stateful-chat chat` flags. These are a public contract: keep them stable.
+
+import { parseArgs } from "node:util";
+import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import type { OverflowStrategy, TurnStrategy } from "../core/stats";
+
+export interface ChatArgs {
+  readonly model?: string;
+  readonly ctx: number;
+  readonly threads?: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly strategy: TurnStrategy;
+  readonly overflow: OverflowStrategy;
+  readonly json: boolean;
+  readonly system?: string;
+  readonly backend: BackendChoice;
+  readonly computeUnits: ComputeUnitsChoice;
+  readonly seed?: number;
+}
+
+export class UsageError extends Error {}
+
+function positiveInt(name: string, value: string | undefined, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, got "${value}"`);
+  }
+  return value as T;
+}
+
+export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [--threads N] [--max-tokens N]
+                          [--temperature T] [--strategy stateful|naive] [--json]
+                          [--overflow summarize|truncate] [--system TEXT] [--seed N]
+                          [--backend auto|llamacpp|coreml] [--compute-units UNITS]
+Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.`;
+
+export function parseChatArgs(argv: readonly string[]): ChatArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      model: { type: "string" },
+      ctx: { type: "string" },
+      threads: { type: "string" },
+      "max-tokens": { type: "string" },
+      temperature: { type: "string" },
+      strategy: { type: "string" },
+      overflow: { type: "string" },
+      json: { type: "boolean", default: false },
+      system: { type: "string" },
+      backend: { type: "string" },
+      "compute-units": { type: "string" },
+      seed: { type: "string" },
+    },
+  });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values;
+  const temperature = values.temperature === undefined ? 0 : Number(values.temperature);
+  if (!Number.isFinite(temperature) || temperature < 0) {
+    throw new UsageError(`--temperature must be a number >= 0, got "${values.temperature}"`);
+  }
+  return {
+    model: values.model,
+    ctx: positiveInt("ctx", values.ctx, 4096)!,
+    threads: positiveInt("threads", values.threads),
+    maxTokens: positiveInt("max-tokens", values["max-tokens"], 256)!,
+    temperature,
+    strategy: oneOf("strategy", values.strategy, ["stateful", "naive"] as const, "stateful"),
+    overflow: oneOf("overflow", values.overflow, ["summarize", "truncate"] as const, "summarize"),
+    json: values.json ?? false,
+    system: values.system,
+    backend: oneOf("backend", values.backend, ["auto", "llamacpp", "coreml"] as const, "auto"),
+    computeUnits: oneOf(
+      "compute-units",
+      values["compute-units"],
+      ["cpuAndNeuralEngine", "all", "cpuAndGPU", "cpuOnly", "auto"] as const,
+      "cpuAndNeuralEngine",
+    ),
+    seed: values.seed === undefined ? undefined : positiveInt("seed", values.seed),
+  };
+}

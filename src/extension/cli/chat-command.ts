@@ -1,0 +1,114 @@
+// `stateful-chat chat`: one conversation on the core, messages from stdin (one per line),
+// replies streamed to stdout, or one JSON event per line with --json.
+
+import { createInterface } from "node:readline";
+import { existsSync } from "node:fs";
+import { loadEngine } from "../backends/load-engine";
+import { ChatSession } from "../core/chat-session";
+import type { Engine } from "../core/engine";
+import { toStatefulChatError } from "../core/errors";
+import type { OverflowEvent, TurnStats } from "../core/stats";
+import { defaultModelPath } from "../models/default-model";
+import type { ChatArgs } from "./chat-args";
+import { packageRoot } from "./package-root";
+
+type Emit = (event: Record<string, unknown>) => void;
+
+export async function runChat(args: ChatArgs): Promise<number> {
+  const json = args.json;
+  const emit: Emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+  const say = (text: string) => process.stderr.write(text);
+  const fallback = defaultModelPath(packageRoot());
+  const modelPath = args.model ?? fallback;
+
+  let engine: Engine;
+  let session: ChatSession;
+  try {
+    const loaded = await loadEngine({
+      modelPath,
+      backend: args.backend,
+      contextSize: args.ctx,
+      threads: args.threads,
+      computeUnits: args.computeUnits,
+      fallbackModelPath: existsSync(fallback) ? fallback : undefined,
+    });
+    engine = loaded.engine;
+    session = await ChatSession.create(engine, {
+      turn: {
+        maxTokens: args.maxTokens,
+        sampling: { temperature: args.temperature, seed: args.seed },
+        strategy: args.strategy,
+        overflow: args.overflow,
+        ...(args.system !== undefined ? { systemPrompt: args.system } : {}),
+      },
+    });
+    const ready = {
+      event: "ready",
+      backend: engine.info.backend,
+      model: engine.info.modelPath,
+      capacity: session.capacity,
+      details: engine.info.details,
+      ...(loaded.notice ? { notice: loaded.notice } : {}),
+    };
+    if (json) emit(ready);
+    else say(`${loaded.notice ? `${loaded.notice}\n` : ""}Stateful Chat · ${engine.info.modelName} · ${engine.info.details}\n`);
+  } catch (error) {
+    const typed = toStatefulChatError(error);
+    if (json) emit({ event: "error", code: typed.code, message: typed.message });
+    else say(`error (${typed.code}): ${typed.message}\n`);
+    return 1;
+  }
+
+  const onSigint = () => {
+    if (!session.stop()) process.exit(130);
+  };
+  process.on("SIGINT", onSigint);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  try {
+    for await (const line of lines) {
+      if (line.trim() === "/reset") {
+        await session.reset();
+        if (json) emit({ event: "reset" });
+        else say("[conversation reset]\n");
+        continue;
+      }
+      await runTurn(session, line, json, emit, say);
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    await session.dispose();
+    await engine.dispose();
+  }
+  return 0;
+}
+
+async function runTurn(session: ChatSession, line: string, json: boolean, emit: Emit, say: (t: string) => void) {
+  const onOverflow = (event: OverflowEvent) => {
+    if (json) emit({ event: "overflow", ...event });
+    else say(`[context full: ${event.strategy} freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter})]\n`);
+  };
+  try {
+    const stats = await session.send(
+      { text: line },
+      { onText: json ? undefined : (text) => process.stdout.write(text), onOverflow },
+    );
+    if (json) emit({ event: "turn", ...stats, overflow: undefined });
+    else {
+      process.stdout.write("\n");
+      say(`${statusLine(stats)}\n`);
+    }
+  } catch (error) {
+    const typed = toStatefulChatError(error);
+    if (json) emit({ event: "error", code: typed.code, message: typed.message });
+    else say(`\nerror (${typed.code}): ${typed.message}\n`);
+  }
+}
+
+export function statusLine(stats: TurnStats): string {
+  const fill = Math.round((stats.position / stats.capacity) * 100);
+  return (
+    `[turn ${stats.turn} · ${stats.prefilled} new + ${stats.cached} cached tokens · ` +
+    `${stats.position}/${stats.capacity} (${fill}%) · first token ${Math.round(stats.ttftMs)} ms · ` +
+    `${stats.decodeTokensPerSec} tok/s${stats.stopReason === "cancelled" ? " · stopped" : ""}]`
+  );
+}

@@ -1,0 +1,52 @@
+// Entry of the `stateful-chat` terminal command.
+
+import { toStatefulChatError } from "../core/errors";
+import { ensureDefaultModel, ModelFetchError } from "../models/default-model";
+import { CHAT_USAGE, parseChatArgs, UsageError } from "./chat-args";
+import { runChat } from "./chat-command";
+import { packageRoot } from "./package-root";
+
+const USAGE = `Usage: stateful-chat <command>
+  chat         chat on stdin/stdout (see: stateful-chat chat --help)
+  fetch-model  put the default model into the local cache (idempotent)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "chat":
+      if (rest.includes("--help")) {
+        process.stdout.write(`${CHAT_USAGE}\n`);
+        return 0;
+      }
+      return runChat(parseChatArgs(rest));
+    case "fetch-model": {
+      const result = await ensureDefaultModel(packageRoot(), (line) => process.stderr.write(`${line}\n`));
+      process.stdout.write(`${result.path} (${result.source === "cache" ? "already present, verified" : `fetched from ${result.source}`})\n`);
+      return 0;
+    }
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      return command === undefined || command === "--help" ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n${CHAT_USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (error instanceof ModelFetchError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const typed = toStatefulChatError(error);
+    process.stderr.write(`error (${typed.code}): ${typed.message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,5 @@
+import { CancelledError } from "./errors";
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError();
+}

@@ -1,0 +1,110 @@
+// The public face of the core: one conversation on one KV state, behind a FIFO queue.
+// The CLI and each chat panel own one ChatSession; the engine is shared.
+
+import { ChatTemplate, type ChatMessage } from "./chat-template";
+import type { Engine } from "./engine";
+import { DisposedError } from "./errors";
+import { Session } from "./session";
+import { SessionQueue } from "./session-queue";
+import type { TurnStats } from "./stats";
+import { TurnRunner, type TurnCallbacks, type TurnInput, type TurnOptions } from "./turn-runner";
+
+export const DEFAULT_TURN_OPTIONS: TurnOptions = {
+  maxTokens: 512,
+  sampling: { temperature: 0 },
+  strategy: "stateful",
+  overflow: "summarize",
+  systemPrompt: "You are a helpful coding assistant. Answer concisely and put code in fenced code blocks.",
+};
+
+export interface ChatSessionOptions {
+  readonly turn?: Partial<TurnOptions>;
+  /** Tokens per prefill chunk: cancel is honoured within one chunk. Defaults to 128. */
+  readonly prefillChunk?: number;
+}
+
+export class ChatSession {
+  private readonly queue = new SessionQueue();
+  private disposed = false;
+
+  private constructor(
+    readonly engine: Engine,
+    private readonly session: Session,
+    private readonly runner: TurnRunner,
+  ) {}
+
+  static async create(engine: Engine, options: ChatSessionOptions = {}): Promise<ChatSession> {
+    const state = await engine.createState();
+    const session = new Session(state, engine.tokenizer, options.prefillChunk ?? 128);
+    const template = new ChatTemplate(engine.chatTemplate, {
+      bosToken: engine.tokenizer.bos?.text,
+      eosToken: engine.tokenizer.eosText,
+    });
+    const runner = new TurnRunner(engine, template, session, { ...DEFAULT_TURN_OPTIONS, ...options.turn });
+    return new ChatSession(engine, session, runner);
+  }
+
+  get position(): number {
+    return this.session.position;
+  }
+
+  get capacity(): number {
+    return this.session.capacity;
+  }
+
+  /** Exact tokens the cache holds (for tests and diagnostics). */
+  get ledger(): readonly number[] {
+    return this.session.tokens;
+  }
+
+  get messages(): readonly ChatMessage[] {
+    return this.runner.prompt.messages;
+  }
+
+  get busy(): boolean {
+    return this.queue.busy;
+  }
+
+  setOptions(options: Partial<TurnOptions>): void {
+    this.runner.setOptions({ ...DEFAULT_TURN_OPTIONS, ...options });
+  }
+
+  /** Queue a turn. Resolves with its stats; rejects with a StatefulChatError (CancelledError if stopped before the reply began). */
+  send(input: TurnInput, callbacks?: TurnCallbacks): Promise<TurnStats> {
+    return this.queue.enqueue("send", (signal) => this.runner.run(input, signal, callbacks));
+  }
+
+  /** Stop the running generation or prefill; queued turns still run. */
+  stop(): boolean {
+    return this.queue.abortRunning();
+  }
+
+  /** Stop whatever runs, then start a fresh state and an empty conversation. */
+  reset(): Promise<void> {
+    this.queue.abortRunning();
+    return this.queue.enqueue("reset", async () => {
+      await this.session.reset();
+      this.runner.clear();
+    });
+  }
+
+  /** Rebuild a saved conversation; its tokens are prefilled on the next turn. */
+  restore(messages: readonly ChatMessage[]): Promise<void> {
+    return this.queue.enqueue("restore", () => this.runner.restore(messages));
+  }
+
+  whenIdle(): Promise<void> {
+    return this.queue.whenIdle();
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.queue.dispose();
+    await this.session.dispose();
+  }
+
+  assertNotDisposed(): void {
+    if (this.disposed) throw new DisposedError("Chat session");
+  }
+}

@@ -1,0 +1,206 @@
+// A session: one KV state plus the ledger of exactly what it holds. It prefills in
+// chunks (so cancel is honoured within one chunk), generates token by token (so stop is
+// honoured within one token) and refuses any write past capacity before the backend is
+// called. It is not re-entrant; ChatSession puts it behind a SessionQueue.
+
+import { throwIfAborted } from "./abort";
+import type { KvState, SamplingOptions, Tokenizer } from "./engine";
+import { CancelledError, CapacityError, DisposedError } from "./errors";
+import { Ledger } from "./ledger";
+
+export interface GenerateOptions {
+  readonly maxTokens: number;
+  readonly sampling: SamplingOptions;
+}
+
+export type StopReason = "eog" | "max_tokens" | "cancelled" | "capacity";
+
+export interface SessionCounters {
+  /** Tokens handed to the backend that were not produced by generation. */
+  prefilled: number;
+  /** Tokens handed to the backend that generation produced. */
+  decoded: number;
+}
+
+export class Session {
+  private readonly ledger = new Ledger();
+  private disposed = false;
+  /** Generated tokens not yet evaluated; counted as decoded rather than prefilled. */
+  private pendingGenerated = 0;
+  readonly counters: SessionCounters = { prefilled: 0, decoded: 0 };
+  lastStopReason: StopReason | undefined;
+
+  constructor(
+    private readonly state: KvState,
+    private readonly tokenizer: Tokenizer,
+    private readonly chunkSize = 128,
+  ) {}
+
+  get position(): number {
+    return this.ledger.length;
+  }
+
+  get capacity(): number {
+    return this.state.capacity;
+  }
+
+  /** Tokens in the ledger (what the cache holds once pending tokens are evaluated). */
+  get tokens(): readonly number[] {
+    return this.ledger.tokens;
+  }
+
+  /** Tokens already computed into the backend state. */
+  get evaluated(): number {
+    return this.ledger.evaluated;
+  }
+
+  /**
+   * Append prompt tokens. All but the last are evaluated now, in chunks; the last stays
+   * pending so generate() samples from its logits. On cancel or failure the ledger and
+   * the state are rolled back to where this call started, exactly.
+   */
+  async prefill(tokens: readonly number[], signal?: AbortSignal): Promise<void> {
+    this.assertUsable();
+    throwIfAborted(signal);
+    if (this.position + tokens.length > this.capacity) {
+      throw new CapacityError(this.position, tokens.length, this.capacity);
+    }
+    const start = this.position;
+    this.ledger.append(tokens);
+    try {
+      await this.evaluatePending({ keepLast: 1, signal });
+    } catch (error) {
+      await this.rollback(start);
+      throw error;
+    }
+  }
+
+  /**
+   * Generate tokens. Each yielded token is in the ledger; when generation ends it is in
+   * the state too (the last one is evaluated without sampling), so ledger == cache.
+   */
+  async *generate(options: GenerateOptions, signal?: AbortSignal): AsyncGenerator<number, StopReason, void> {
+    this.assertUsable();
+    this.lastStopReason = undefined;
+    let produced = 0;
+    let reason: StopReason = "max_tokens";
+    try {
+      if (this.ledger.pending().length === 0) await this.holdBackLastToken();
+      while (produced < options.maxTokens) {
+        if (signal?.aborted) {
+          reason = "cancelled";
+          break;
+        }
+        if (this.position + 1 > this.capacity) {
+          reason = "capacity";
+          break;
+        }
+        // No signal here: a cancel is seen at the top of the loop, after a whole step.
+        const next = await this.evaluatePending({ keepLast: 0, sample: options.sampling });
+        if (next === undefined) throw new Error("backend returned no sampled token");
+        if (this.tokenizer.isEndOfGeneration(next)) {
+          reason = "eog";
+          break;
+        }
+        this.ledger.append([next]);
+        this.pendingGenerated = 1;
+        produced++;
+        yield next;
+      }
+      // Put the last generated token into the state now, so the state is complete.
+      if (this.ledger.pending().length > 0 && reason !== "eog") {
+        await this.evaluatePending({ keepLast: 0 });
+      }
+    } catch (error) {
+      if (error instanceof CancelledError) reason = "cancelled";
+      else throw error;
+    } finally {
+      this.lastStopReason = reason;
+    }
+    return reason;
+  }
+
+  /** Roll the ledger and the state back to `length` tokens (exact tail erase). */
+  async rollback(length: number): Promise<void> {
+    if (length >= this.position) return;
+    const evaluatedBefore = this.ledger.evaluated;
+    this.ledger.truncate(length);
+    if (evaluatedBefore > length) {
+      try {
+        await this.state.truncate(length);
+      } catch {
+        // The backend could not erase its tail: start a fresh state and re-prefill the
+        // ledger lazily on the next call, so the session stays usable.
+        await this.state.reset();
+        this.ledger.forgetEvaluated();
+      }
+    }
+  }
+
+  /** A fresh state and an empty ledger. */
+  async reset(): Promise<void> {
+    this.assertUsable();
+    await this.state.reset();
+    this.ledger.clear();
+    this.pendingGenerated = 0;
+  }
+
+  /** A fresh state that keeps the ledger: every token is re-prefilled on the next call. */
+  async discardState(): Promise<void> {
+    this.assertUsable();
+    await this.state.reset();
+    this.ledger.forgetEvaluated();
+    this.pendingGenerated = 0;
+  }
+
+  /** Start from a given ledger (restored transcript); evaluated lazily on the next call. */
+  async restore(tokens: readonly number[]): Promise<void> {
+    await this.reset();
+    if (tokens.length > this.capacity) throw new CapacityError(0, tokens.length, this.capacity);
+    this.ledger.append(tokens);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.state.dispose();
+  }
+
+  private async holdBackLastToken(): Promise<void> {
+    // Generation samples from the last evaluated token's logits; backends expose them only
+    // for tokens evaluated with sampling, so re-evaluate the final token.
+    if (this.position === 0) throw new Error("cannot generate from an empty session");
+    const keep = this.position - 1;
+    await this.state.truncate(keep);
+    this.ledger.unevaluateFrom(keep);
+  }
+
+  private async evaluatePending(options: {
+    keepLast: 0 | 1;
+    sample?: SamplingOptions;
+    signal?: AbortSignal;
+  }): Promise<number | undefined> {
+    const pending = this.ledger.pending();
+    const count = pending.length - options.keepLast;
+    let next: number | undefined;
+    for (let offset = 0; offset < count; offset += this.chunkSize) {
+      throwIfAborted(options.signal);
+      const chunk = pending.slice(offset, Math.min(count, offset + this.chunkSize));
+      const isLast = offset + chunk.length >= count;
+      if (this.state.length + chunk.length > this.capacity) {
+        throw new CapacityError(this.state.length, chunk.length, this.capacity);
+      }
+      next = await this.state.evaluate(chunk, isLast ? options.sample : undefined);
+      this.ledger.markEvaluated(chunk.length);
+      const fromGeneration = Math.min(this.pendingGenerated, chunk.length);
+      this.pendingGenerated -= fromGeneration;
+      this.counters.decoded += fromGeneration;
+      this.counters.prefilled += chunk.length - fromGeneration;
+    }
+    return next;
+  }
+
+  private assertUsable(): void {
+    if (this.disposed) throw new DisposedError("Session");
+  }
+}

@@ -1,0 +1,59 @@
+// Per-turn figures shown in the status line and printed by the CLI.
+
+import type { StopReason } from "./session";
+
+export type OverflowStrategy = "summarize" | "truncate";
+export type TurnStrategy = "stateful" | "naive";
+
+export interface OverflowEvent {
+  readonly strategy: OverflowStrategy;
+  readonly positionBefore: number;
+  /** Tokens in the fresh state after it was seeded (system prompt, summary, kept turns). */
+  readonly positionAfter: number;
+  readonly tokensFreed: number;
+  readonly summary?: string;
+}
+
+export interface TurnStats {
+  readonly turn: number;
+  /** Tokens the backend evaluated for this turn's prompt (new tokens; everything on naive/overflow/restore). */
+  readonly prefilled: number;
+  /** Tokens reused from the cache without being evaluated again. */
+  readonly cached: number;
+  readonly position: number;
+  readonly capacity: number;
+  readonly ttftMs: number;
+  readonly decodeTokensPerSec: number;
+  readonly replyTokens: number;
+  readonly reply: string;
+  readonly stopReason: StopReason;
+  readonly strategy: TurnStrategy;
+  readonly overflow?: OverflowEvent;
+  /** The state was rebuilt from a saved transcript on this turn. */
+  readonly restored: boolean;
+}
+
+/** Measures time to first token and decode speed of one turn. */
+export class TurnClock {
+  private readonly start = performance.now();
+  private first: number | undefined;
+  private last: number | undefined;
+  private tokens = 0;
+
+  tokenArrived(): void {
+    const now = performance.now();
+    this.first ??= now;
+    this.last = now;
+    this.tokens++;
+  }
+
+  get ttftMs(): number {
+    return Math.round(((this.first ?? performance.now()) - this.start) * 10) / 10;
+  }
+
+  get decodeTokensPerSec(): number {
+    if (this.first === undefined || this.last === undefined || this.tokens < 2) return 0;
+    const seconds = (this.last - this.first) / 1000;
+    return seconds > 0 ? Math.round(((this.tokens - 1) / seconds) * 10) / 10 : 0;
+  }
+}

@@ -1,0 +1,229 @@
+// Runs one turn on a session: render the new messages with the model's template, check the
+// overflow policy, prefill only the new tokens, stream the reply, record stats. It is called
+// by ChatSession inside the session queue, so it never runs twice at once on one session.
+
+import type { ChatMessage, ChatTemplate } from "./chat-template";
+import { ConversationPrompt } from "./conversation-prompt";
+import type { Engine, SamplingOptions } from "./engine";
+import { CancelledError, EmptyMessageError, MessageTooLargeError } from "./errors";
+import {
+  defaultMargin,
+  planSummarySeed,
+  planTruncateSeed,
+  promptLimit,
+  replyReserve,
+  SUMMARY_REQUEST,
+  wouldOverflow,
+  type TokenBudget,
+} from "./overflow";
+import type { Session } from "./session";
+import { TurnClock, type OverflowEvent, type OverflowStrategy, type TurnStats, type TurnStrategy } from "./stats";
+import { StreamDecoder } from "./stream-decoder";
+
+export interface TurnOptions {
+  readonly maxTokens: number;
+  readonly sampling: SamplingOptions;
+  readonly strategy: TurnStrategy;
+  readonly overflow: OverflowStrategy;
+  readonly systemPrompt: string;
+  /** Overrides the default overflow margin (tokens kept free below capacity). */
+  readonly margin?: number;
+}
+
+export interface TurnInput {
+  readonly text: string;
+  /** Workspace context for this turn (already a delta), placed before the question. */
+  readonly context?: string;
+}
+
+export interface TurnCallbacks {
+  onText?(text: string): void;
+  onOverflow?(event: OverflowEvent): void;
+}
+
+export class TurnRunner {
+  readonly prompt: ConversationPrompt;
+  private turns = 0;
+  private restorePending = false;
+
+  constructor(
+    private readonly engine: Engine,
+    template: ChatTemplate,
+    private readonly session: Session,
+    private options: TurnOptions,
+  ) {
+    this.prompt = new ConversationPrompt(template, engine.tokenizer);
+  }
+
+  get turnCount(): number {
+    return this.turns;
+  }
+
+  setOptions(options: TurnOptions): void {
+    this.options = options;
+  }
+
+  budget(): TokenBudget {
+    const capacity = this.session.capacity;
+    return {
+      capacity,
+      margin: this.options.margin ?? defaultMargin(capacity),
+      reserve: replyReserve(this.options.maxTokens, capacity),
+    };
+  }
+
+  async run(input: TurnInput, signal: AbortSignal, callbacks: TurnCallbacks = {}): Promise<TurnStats> {
+    const user = this.userMessage(input);
+    const budget = this.budget();
+    const clock = new TurnClock();
+    const counters = { ...this.session.counters };
+    const cachedBefore = this.session.evaluated;
+    this.assertMessageFits(user, budget);
+
+    let added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
+    let suffix = this.prompt.suffixFor(added, true);
+    let overflow: OverflowEvent | undefined;
+    if (wouldOverflow(this.session.position, suffix.tokens.length, budget)) {
+      overflow = await this.handleOverflow(user, budget, signal);
+      callbacks.onOverflow?.(overflow);
+      added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
+      suffix = this.prompt.suffixFor(added, true);
+    }
+    const restored = this.restorePending;
+    if (this.options.strategy === "naive") await this.session.discardState();
+    const turnStart = this.session.position;
+
+    await this.session.prefill(suffix.tokens, signal);
+    this.restorePending = false;
+    const generation = await this.generate(budget, clock, signal, callbacks, turnStart);
+    this.prompt.commitTurn(added, suffix, generation.reply);
+    this.turns++;
+    return {
+      turn: this.turns,
+      prefilled: this.session.counters.prefilled - counters.prefilled,
+      cached: overflow || this.options.strategy === "naive" ? 0 : cachedBefore,
+      position: this.session.position,
+      capacity: this.session.capacity,
+      ttftMs: clock.ttftMs,
+      decodeTokensPerSec: clock.decodeTokensPerSec,
+      replyTokens: generation.tokens.length,
+      reply: generation.reply,
+      stopReason: generation.stopReason,
+      strategy: this.options.strategy,
+      overflow,
+      restored,
+    };
+  }
+
+  /** Forget the conversation (the caller resets the session state). */
+  clear(): void {
+    this.prompt.clear();
+    this.turns = 0;
+    this.restorePending = false;
+  }
+
+  /** Rebuild from a saved transcript; the tokens are prefilled lazily on the next turn. */
+  async restore(messages: readonly ChatMessage[]): Promise<void> {
+    const seed = this.prompt.seed(messages);
+    await this.session.restore(seed.tokens);
+    this.restorePending = seed.tokens.length > 0;
+  }
+
+  private userMessage(input: TurnInput): ChatMessage {
+    const text = input.text.trim();
+    if (!text) throw new EmptyMessageError();
+    const context = input.context?.trim();
+    return { role: "user", content: context ? `${context}\n\n${text}` : text };
+  }
+
+  private systemMessages(): ChatMessage[] {
+    const content = this.options.systemPrompt.trim();
+    return content ? [{ role: "system", content }] : [];
+  }
+
+  private assertMessageFits(user: ChatMessage, budget: TokenBudget): void {
+    const alone = this.prompt.measureFresh([...this.systemMessages(), user], true);
+    const limit = promptLimit(budget);
+    if (alone > limit) throw new MessageTooLargeError(alone, limit);
+  }
+
+  private async generate(
+    budget: TokenBudget,
+    clock: TurnClock,
+    signal: AbortSignal,
+    callbacks: TurnCallbacks,
+    turnStart: number,
+  ): Promise<{ tokens: number[]; reply: string; stopReason: TurnStats["stopReason"] }> {
+    const decoder = new StreamDecoder(this.engine.tokenizer);
+    const tokens: number[] = [];
+    const room = budget.capacity - budget.margin - this.session.position;
+    const maxTokens = Math.max(1, Math.min(this.options.maxTokens, room));
+    try {
+      const stream = this.session.generate({ maxTokens, sampling: this.options.sampling }, signal);
+      for await (const token of stream) {
+        tokens.push(token);
+        clock.tokenArrived();
+        const text = decoder.push(token);
+        if (text) callbacks.onText?.(text);
+      }
+      const rest = decoder.flush();
+      if (rest) callbacks.onText?.(rest);
+    } catch (error) {
+      // A failed engine call must leave the session usable: drop this turn entirely.
+      await this.session.rollback(turnStart);
+      throw error;
+    }
+    const stopReason = this.session.lastStopReason ?? "max_tokens";
+    return { tokens, reply: this.engine.tokenizer.decode(tokens), stopReason };
+  }
+
+  private async handleOverflow(user: ChatMessage, budget: TokenBudget, signal: AbortSignal): Promise<OverflowEvent> {
+    const positionBefore = this.session.position;
+    const history = this.prompt.messages;
+    let summary: string | undefined;
+    if (this.options.overflow === "summarize") {
+      summary = await this.summarize(budget, signal);
+    }
+    const plan = summary !== undefined ? planSummarySeed : planTruncateSeed;
+    const seed = plan({
+      systemPrompt: this.options.systemPrompt,
+      summary,
+      history,
+      user,
+      budget,
+      measure: (messages, gen) => this.prompt.measureFresh(messages, gen),
+    });
+    await this.session.reset();
+    const seeded = this.prompt.seed(seed);
+    await this.session.prefill(seeded.tokens, signal);
+    return {
+      strategy: summary !== undefined ? "summarize" : "truncate",
+      positionBefore,
+      positionAfter: this.session.position,
+      tokensFreed: positionBefore - this.session.position,
+      summary,
+    };
+  }
+
+  /** Ask the model, in the current state and within the margin, to summarize; then roll back. */
+  private async summarize(budget: TokenBudget, signal: AbortSignal): Promise<string | undefined> {
+    const start = this.session.position;
+    const request = this.prompt.suffixFor([{ role: "user", content: SUMMARY_REQUEST }], true);
+    const room = budget.capacity - start - request.tokens.length;
+    if (room < 16) return undefined;
+    try {
+      await this.session.prefill(request.tokens, signal);
+      const tokens: number[] = [];
+      const stream = this.session.generate(
+        { maxTokens: Math.min(room - 1, budget.margin), sampling: { temperature: 0 } },
+        signal,
+      );
+      for await (const token of stream) tokens.push(token);
+      if (this.session.lastStopReason === "cancelled") throw new CancelledError();
+      return this.engine.tokenizer.decode(tokens).trim() || undefined;
+    } catch (error) {
+      await this.session.rollback(start);
+      throw error;
+    }
+  }
+}
