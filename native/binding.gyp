@@ -16,6 +16,7 @@
         "src/core/serial_worker.cc",
         "src/core/session.cc",
         "src/core/simulated_model.cc",
+        "src/core/strided_copy.cc",
         "src/core/tensor.cc",
         "src/addon/addon.cc",
         "src/addon/blocking_call.cc",

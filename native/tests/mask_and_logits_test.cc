@@ -1,5 +1,7 @@
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -68,4 +70,22 @@ TEST(LogitsReader, RejectsBatchAndIntegerOutputs) {
   EXPECT_THROW(ReadLogitsRow(batch, 0), NativeError);
   StridedView ints{data, DType::kInt32, {1, 4}, {4, 1}};
   EXPECT_THROW(ReadLogitsRow(ints, 0), NativeError);
+}
+
+#include "../src/core/strided_copy.h"
+
+TEST(StridedCopy, HonoursDestinationStrides) {
+  const int32_t source[] = {1, 2, 3, 4, 5, 6};  // [2, 3]
+  int32_t padded[10];
+  std::fill(std::begin(padded), std::end(padded), -1);
+  CopyIntoStrided(padded, 5, 1, source, 2, 3, sizeof(int32_t));
+  EXPECT_EQ(padded[0], 1);
+  EXPECT_EQ(padded[2], 3);
+  EXPECT_EQ(padded[3], -1);
+  EXPECT_EQ(padded[5], 4);
+  int32_t transposed[6];
+  CopyIntoStrided(transposed, 1, 2, source, 2, 3, sizeof(int32_t));  // column-major
+  EXPECT_EQ(transposed[0], 1);
+  EXPECT_EQ(transposed[1], 4);
+  EXPECT_EQ(transposed[2], 2);
 }

@@ -1,0 +1,127 @@
+#include "coreml_model.h"
+
+#include <exception>
+
+#include "../core/causal_mask.h"
+#include "../core/native_error.h"
+#include "../core/strided_copy.h"
+#include "coreml_description.h"
+#include "coreml_errors.h"
+
+namespace statefulchat {
+
+namespace {
+// Holds an MLState as `id` so this class needs no availability annotation; it is only
+// created and used inside @available(macOS 15.0, *) checks.
+class CoreMLState : public ModelState {
+ public:
+  explicit CoreMLState(id state) : state(state) {}
+  id state;
+};
+
+MLMultiArray* MakeArray(NSArray<NSNumber*>* shape, MLMultiArrayDataType dataType, const void* rows,
+                        int64_t rowCount, int64_t columnCount, size_t elementSize, const char* what) {
+  NSError* error = nil;
+  MLMultiArray* array = [[MLMultiArray alloc] initWithShape:shape dataType:dataType error:&error];
+  if (array == nil) throw CoreMLFailure(ErrorCode::kEngineFailed, std::string("cannot allocate ") + what, error);
+  [array getMutableBytesWithHandler:^(void* bytes, NSInteger, NSArray<NSNumber*>* strides) {
+    // The last two axes are the 2-D block we copy; leading axes are size 1.
+    const NSUInteger rank = strides.count;
+    const int64_t rowStride = rank >= 2 ? strides[rank - 2].longLongValue : 0;
+    const int64_t columnStride = strides[rank - 1].longLongValue;
+    CopyIntoStrided(bytes, rowStride, columnStride, rows, rowCount, columnCount, elementSize);
+  }];
+  return array;
+}
+
+StridedView ViewOf(MLMultiArray* array, const void* bytes) {
+  StridedView view;
+  view.data = bytes;
+  view.dtype = DTypeFromCoreML(array.dataType);
+  for (NSNumber* dimension in array.shape) view.shape.push_back(dimension.longLongValue);
+  for (NSNumber* stride in array.strides) view.strides.push_back(stride.longLongValue);
+  return view;
+}
+}  // namespace
+
+CoreMLModel::CoreMLModel(MLModel* prefill, MLModel* _Nullable decode, std::string details)
+    : prefill_(prefill), decode_(decode), details_(std::move(details)) {
+  io_ = ResolveModelIO(DescribeFeatures(prefill.modelDescription));
+  decodeIO_ = io_;
+  if (decode != nil) {
+    decodeIO_ = ResolveModelIO(DescribeFeatures(decode.modelDescription));
+    if (decodeIO_.capacity != io_.capacity) {
+      throw NativeError(ErrorCode::kModelInvalid, "prefill and decode functions disagree on max_seq_len");
+    }
+    if (!decodeIO_.queryLengths.Allows(1)) {
+      throw NativeError(ErrorCode::kModelInvalid, "the decode function does not accept a single token");
+    }
+    // The planner may then use q == 1 for any tail, served by the decode function.
+    if (!io_.queryLengths.isRange && !io_.queryLengths.Allows(1)) {
+      io_.queryLengths.allowed.insert(io_.queryLengths.allowed.begin(), 1);
+    }
+  }
+}
+
+std::unique_ptr<ModelState> CoreMLModel::NewState() {
+  if (@available(macOS 15.0, *)) {
+    // Zeroed buffers; states are shared by the functions of a multifunction model.
+    return std::make_unique<CoreMLState>([prefill_ newState]);
+  }
+  throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");
+}
+
+void CoreMLModel::Predict(ModelState& baseState, const PredictInput& input, const LogitsCallback& onLogits) {
+  if (@available(macOS 15.0, *)) {
+    auto& state = static_cast<CoreMLState&>(baseState);
+    const int64_t q = static_cast<int64_t>(input.ids.size());
+    const int64_t end = input.start + q;
+    const bool useDecode = decode_ != nil && q == 1;
+    MLModel* model = useDecode ? decode_ : prefill_;
+    const ModelIO& io = useDecode ? decodeIO_ : io_;
+    const MLMultiArrayDataType maskType =
+        io.causalMaskType == DType::kFloat16 ? MLMultiArrayDataTypeFloat16 : MLMultiArrayDataTypeFloat32;
+    const int32_t* ids = input.ids.data();
+    const uint8_t* mask = input.mask.data();
+    const size_t maskElement = DTypeSize(io.causalMaskType);
+    const LogitsCallback* callback = &onLogits;  // blocks capture pointers, not C++ references
+
+    // No C++ exception may cross an Objective-C frame or skip the pool's drain: catch
+    // inside, rethrow after the pool.
+    std::exception_ptr failure;
+    @autoreleasepool {
+      try {
+        MLMultiArray* idsArray = MakeArray(@[ @1, @(q) ], MLMultiArrayDataTypeInt32, ids, 1, q, sizeof(int32_t), "input ids");
+        MLMultiArray* maskArray = MakeArray(@[ @1, @1, @(q), @(end) ], maskType, mask, q, end, maskElement, "causal mask");
+        NSError* error = nil;
+        MLDictionaryFeatureProvider* features = [[MLDictionaryFeatureProvider alloc]
+            initWithDictionary:@{
+              ToNSString(io.inputIds) : [MLFeatureValue featureValueWithMultiArray:idsArray],
+              ToNSString(io.causalMask) : [MLFeatureValue featureValueWithMultiArray:maskArray],
+            }
+                         error:&error];
+        if (features == nil) throw CoreMLFailure(ErrorCode::kEngineFailed, "cannot build the model inputs", error);
+        id<MLFeatureProvider> output = [model predictionFromFeatures:features usingState:(MLState*)state.state error:&error];
+        if (output == nil) throw CoreMLFailure(ErrorCode::kEngineFailed, "Core ML prediction failed", error);
+        MLMultiArray* logits = [output featureValueForName:ToNSString(io.logits)].multiArrayValue;
+        if (logits == nil) throw NativeError(ErrorCode::kEngineFailed, "the prediction has no '" + io.logits + "' array");
+        __block std::exception_ptr readFailure;
+        [logits getBytesWithHandler:^(const void* bytes, NSInteger) {
+          try {
+            (*callback)(ViewOf(logits, bytes));
+          } catch (...) {
+            readFailure = std::current_exception();
+          }
+        }];
+        if (readFailure) std::rethrow_exception(readFailure);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+    return;
+  }
+  throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");
+}
+
+}  // namespace statefulchat

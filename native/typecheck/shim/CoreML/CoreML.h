@@ -1,0 +1,2 @@
+/* Linux type-check only: <CoreML/CoreML.h> resolves to the declared subset. */
+#import "../../CoreMLSubset.h"
