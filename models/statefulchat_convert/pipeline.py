@@ -1,0 +1,84 @@
+"""The conversion stages in order, writing into a staging folder that becomes the output
+only when every stage succeeded: a failure never leaves a partial package behind."""
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from . import architecture, deps, export, manifest, quantize, sources, tokenizer_files
+from .errors import OutputExists
+from .progress import Progress
+
+
+@dataclass
+class Options:
+    source: str
+    output: Path
+    context: int = 2048
+    quantize: str = "none"
+    revision: Optional[str] = None
+    overwrite: bool = False
+
+
+def _check_output(output: Path, overwrite: bool) -> None:
+    if output.exists() and any(output.iterdir()) and not overwrite:
+        raise OutputExists(f"{output} exists and is not empty; pass --overwrite to replace it.")
+
+
+def run(options: Options, progress: Optional[Progress] = None) -> Path:
+    """Convert and return the output folder (package, tokenizer files, manifest)."""
+    progress = progress or Progress(total=8)
+    output = Path(options.output).expanduser().resolve()
+
+    # Everything cheap is checked before the first heavy stage.
+    quantize.check_available(options.quantize)
+    source = sources.resolve(options.source, options.revision)
+    deps.require(gguf=source.kind == "gguf")
+    _check_output(output, options.overwrite)
+
+    with progress.stage(f"Reading config of {source.reference}"):
+        config = sources.load_config(source)
+        shape = architecture.describe(config)
+        architecture.check_context(options.context, shape)
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = output.parent / f".{output.name}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        _convert_into(staging, options, source, config, shape, progress)
+        if output.exists():
+            shutil.rmtree(output)
+        staging.rename(output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return output
+
+
+def _convert_into(staging: Path, options: Options, source, config, shape, progress) -> None:
+    from .wrapper import StatefulCausalLM
+
+    with progress.stage("Loading tokenizer"):
+        tokenizer = sources.load_tokenizer(source)
+        tokenizer_files.save(tokenizer, staging)
+    with progress.stage("Loading weights"):
+        model = sources.load_model(source)
+    with progress.stage(f"Tracing with a {options.context}-token state"):
+        wrapper = StatefulCausalLM(model, shape, options.context)
+        traced = export.trace(wrapper)
+    with progress.stage("Converting to Core ML (mlprogram, iOS18/macOS15)"):
+        mlmodel = export.convert(traced, wrapper)
+    del traced, wrapper, model
+    with progress.stage(f"Compressing weights: {options.quantize}"):
+        mlmodel = quantize.apply(mlmodel, options.quantize)
+    with progress.stage("Writing manifest and metadata"):
+        data = manifest.build(shape, options.context, quantize.describe(options.quantize),
+                              source.as_dict(),
+                              tokenizer_files.special_token_ids(tokenizer, config))
+        manifest.apply_metadata(mlmodel, data)
+        manifest.write(data, staging)
+    with progress.stage(f"Saving {manifest.PACKAGE_NAME}"):
+        mlmodel.save(str(staging / manifest.PACKAGE_NAME))

@@ -1,0 +1,66 @@
+"""Weight compression after conversion, one mode per target compute unit.
+
+- int8: per-channel symmetric; safe everywhere, halves the package.
+- int4: block-wise (32) symmetric; the GPU path dequantizes blocks on the fly (macOS 15).
+- palettize4: 4-bit k-means lookup tables per group of 16 channels; the Neural Engine
+  executes palettized weights natively.
+"""
+
+import os
+
+from .errors import InvalidOption, MissingDependency
+
+MODES = ("none", "int8", "int4", "palettize4")
+
+# Weights smaller than this stay fp16: norms and biases cost nothing and lose precision.
+_WEIGHT_THRESHOLD = 2048
+INT4_BLOCK_SIZE = 32
+PALETTE_GROUP_SIZE = 16
+
+
+def describe(mode: str) -> dict:
+    """What the manifest records about the compression, so the runtime can report it."""
+    return {
+        "none": {"mode": "none", "weights": "fp16"},
+        "int8": {"mode": "int8", "weights": "int8 linear symmetric, per channel"},
+        "int4": {"mode": "int4", "weights": "int4 linear symmetric",
+                 "block_size": INT4_BLOCK_SIZE},
+        "palettize4": {"mode": "palettize4", "weights": "4-bit k-means palette",
+                       "group_size": PALETTE_GROUP_SIZE},
+    }[mode]
+
+
+def check_available(mode: str) -> None:
+    if mode not in MODES:
+        raise InvalidOption(f"--quantize {mode!r}: choose one of {', '.join(MODES)}.")
+    if mode == "palettize4":
+        try:
+            import kmeans1d  # noqa: F401  (coremltools' fast 1-D k-means for fp16 weights)
+        except ImportError as error:
+            raise MissingDependency(
+                "--quantize palettize4 needs the 'kmeans1d' package: "
+                "pip install -r models/requirements.txt") from error
+
+
+def apply(mlmodel, mode: str):
+    """Return a compressed copy of `mlmodel` (or `mlmodel` itself for "none")."""
+    check_available(mode)
+    if mode == "none":
+        return mlmodel
+    from coremltools.optimize import coreml as cto
+
+    if mode == "int8":
+        op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
+                                         granularity="per_channel",
+                                         weight_threshold=_WEIGHT_THRESHOLD)
+        return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
+    if mode == "int4":
+        op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int4",
+                                         granularity="per_block", block_size=INT4_BLOCK_SIZE,
+                                         weight_threshold=_WEIGHT_THRESHOLD)
+        return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
+    op = cto.OpPalettizerConfig(mode="kmeans", nbits=4, granularity="per_grouped_channel",
+                                group_size=PALETTE_GROUP_SIZE,
+                                num_kmeans_workers=max(1, os.cpu_count() or 1),
+                                weight_threshold=_WEIGHT_THRESHOLD)
+    return cto.palettize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
