@@ -1,0 +1,118 @@
+// The native surface of native/ (stateful_chat_coreml.node), declared once, types only,
+// and never exported past this backend. test/native/addon-surface.test.ts checks that
+// these declarations match what the binary exports.
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { BackendUnavailableError } from "../../core/errors";
+
+export type ComputeUnitsName = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly";
+
+export type NativeQueryLengths =
+  | { readonly kind: "range"; readonly min: number; readonly max: number }
+  | { readonly kind: "enumerated"; readonly allowed: readonly number[] };
+
+export interface NativeModelInfo {
+  readonly capacity: number;
+  readonly inputIds: string;
+  readonly causalMask: string;
+  readonly causalMaskType: "float16" | "float32";
+  readonly keyCache: string;
+  readonly valueCache: string;
+  readonly logits: string;
+  readonly queryLengths: NativeQueryLengths;
+  readonly details: string;
+}
+
+export interface NativeSampling {
+  readonly temperature: number;
+  readonly topP?: number;
+  readonly topK?: number;
+  readonly seed?: number;
+}
+
+/** Rejections carry a stable `code` (an ErrorCode of core/errors) and, for capacity, the numbers. */
+export interface NativeError extends Error {
+  readonly code: string;
+  readonly position?: number;
+  readonly requested?: number;
+  readonly capacity?: number;
+}
+
+export interface NativeSession {
+  readonly position: number;
+  readonly capacity: number;
+  readonly busy: boolean;
+  /** Resolves to the sampled next token, or -1 when `sampling` is null. */
+  evaluate(tokens: Int32Array, sampling: NativeSampling | null): Promise<number>;
+  truncate(length: number): Promise<number>;
+  reset(): Promise<number>;
+  dispose(): Promise<void>;
+}
+
+export interface NativeModel {
+  info(): NativeModelInfo;
+  createSession(options?: { readonly prefillChunk?: number }): NativeSession;
+  dispose(): void;
+}
+
+export interface NativeLoadOptions {
+  readonly computeUnits: ComputeUnitsName;
+  readonly prefillFunction?: string;
+  readonly decodeFunction?: string;
+}
+
+export interface SimulatedModelSpec {
+  readonly vocabSize?: number;
+  readonly capacity?: number;
+  readonly queryLengths?: readonly number[];
+  readonly maskType?: "float16" | "float32";
+  readonly logitsType?: "float16" | "float32";
+  readonly logitsRowPadding?: number;
+  readonly predictDelayMs?: number;
+  readonly failOnPrediction?: number;
+}
+
+export interface CoreMLAddon {
+  readonly surfaceVersion: number;
+  platformSupport(): { readonly supported: boolean; readonly reason?: string };
+  loadModel(compiledPath: string, options: NativeLoadOptions): Promise<NativeModel>;
+  compileModel(packagePath: string, destinationPath: string): Promise<void>;
+  /** A deterministic stand-in with Core ML's stateful contract, for tests on any OS. */
+  createSimulatedModel(spec: SimulatedModelSpec): NativeModel;
+}
+
+export const EXPECTED_SURFACE_VERSION = 1;
+
+/** Where node-gyp puts the binary, relative to this file in src/ and in out/ bundles. */
+function candidatePaths(): string[] {
+  const fromEnv = process.env.STATEFUL_CHAT_COREML_ADDON;
+  const roots = [path.resolve(__dirname, "../../../.."), path.resolve(__dirname, "..")];
+  const found = roots.map((root) => path.join(root, "native", "build", "Release", "stateful_chat_coreml.node"));
+  return fromEnv ? [fromEnv, ...found] : found;
+}
+
+let cached: CoreMLAddon | BackendUnavailableError | undefined;
+
+/** Loads the addon once; returns a typed error (never throws) when it is missing or stale. */
+export function loadAddon(): CoreMLAddon | BackendUnavailableError {
+  if (cached) return cached;
+  const requireNative = createRequire(__filename);
+  const failures: string[] = [];
+  for (const candidate of candidatePaths()) {
+    try {
+      const addon = requireNative(candidate) as CoreMLAddon;
+      if (addon.surfaceVersion !== EXPECTED_SURFACE_VERSION) {
+        failures.push(`${candidate}: surface ${addon.surfaceVersion}, expected ${EXPECTED_SURFACE_VERSION}`);
+        continue;
+      }
+      cached = addon;
+      return addon;
+    } catch (error) {
+      failures.push(`${candidate}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    }
+  }
+  cached = new BackendUnavailableError(
+    `The Core ML addon is not built (npm run build:native). Tried: ${failures.join("; ")}`,
+  );
+  return cached;
+}

@@ -1,0 +1,76 @@
+// KvState over one native session (one MLState). The native side already runs every call
+// on the session's serial worker and refuses overlap; this class adds the contract's
+// checks that must happen before the addon is called, and maps errors.
+import type { KvState, SamplingOptions } from "../../core/engine";
+import { CapacityError, ConcurrentAccessError, DisposedError } from "../../core/errors";
+import type { NativeSampling, NativeSession } from "./addon";
+import { fromNativeError } from "./native-errors";
+
+function toNativeSampling(sample: SamplingOptions): NativeSampling {
+  return { temperature: sample.temperature, topP: sample.topP, topK: sample.topK, seed: sample.seed };
+}
+
+export class CoreMLState implements KvState {
+  private disposed = false;
+  private inFlight = false;
+
+  constructor(
+    private readonly session: NativeSession,
+    private readonly onDispose: (state: CoreMLState) => void,
+  ) {}
+
+  get capacity(): number {
+    return this.session.capacity;
+  }
+
+  /** The native position: after a failure mid-prefill it counts the chunks that completed. */
+  get length(): number {
+    return this.session.position;
+  }
+
+  async evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+    return this.run(async () => {
+      // Refused before the state is touched (the addon checks again natively).
+      if (this.length + tokens.length > this.capacity) {
+        throw new CapacityError(this.length, tokens.length, this.capacity);
+      }
+      const next = await this.session.evaluate(Int32Array.from(tokens), sample ? toNativeSampling(sample) : null);
+      return sample ? next : undefined;
+    });
+  }
+
+  /**
+   * Moves the position back; the buffers are left as they are. That is exact: the next
+   * write starts at the new position and its causal mask [1,1,q,end] hides every slot
+   * at or past `end`, and each row sees only slots up to its own position, so a stale
+   * slot is always overwritten before anything can attend to it.
+   */
+  async truncate(length: number): Promise<void> {
+    await this.run(() => this.session.truncate(length));
+  }
+
+  /** Core ML has no reset: the native session swaps in a new, zeroed MLState. */
+  async reset(): Promise<void> {
+    await this.run(() => this.session.reset());
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onDispose(this);
+    await this.session.dispose();
+  }
+
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.disposed) throw new DisposedError("Core ML session");
+    if (this.inFlight) throw new ConcurrentAccessError();
+    this.inFlight = true;
+    try {
+      return await call();
+    } catch (error) {
+      throw fromNativeError(error);
+    } finally {
+      this.inFlight = false;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// The coreml backend's public face: availability, and one factory that loads an Engine.
+// Imports only the core contract; nothing but the backend picker imports this.
+import { promises as fs } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Engine } from "../../core/engine";
+import { BackendUnavailableError, ModelInvalidError } from "../../core/errors";
+import { loadAddon, type CoreMLAddon, type NativeModel } from "./addon";
+import { compiledModelFor, defaultCacheRoot, hashModelPackage, type CompileProgress } from "./compile-cache";
+import { resolveComputeUnits, timePrefillAndDecode, type ComputeUnitsSetting } from "./compute-units";
+import { CoreMLEngine } from "./coreml-engine";
+import { resolveModelFolder } from "./model-folder";
+import { fromNativeError } from "./native-errors";
+import { HuggingFaceTokenizer, type TokenizerConfig } from "./tokenizer";
+
+export { chooseBackend, type BackendChoice, type BackendSetting } from "./backend-choice";
+export { isCoreMLModelPath } from "./model-folder";
+
+export type CoreMLAvailability = { available: true } | { available: false; reason: string };
+
+export function coreMLAvailability(): CoreMLAvailability {
+  const addon = loadAddon();
+  if (addon instanceof BackendUnavailableError) return { available: false, reason: addon.message };
+  const support = addon.platformSupport();
+  return support.supported ? { available: true } : { available: false, reason: support.reason ?? "Core ML needs macOS 15" };
+}
+
+export interface LoadCoreMLEngineOptions {
+  readonly modelPath: string;
+  readonly computeUnits: ComputeUnitsSetting;
+  /** Defaults to ~/Library/Caches/stateful-chat/coreml (or $STATEFUL_CHAT_CACHE/coreml). */
+  readonly cacheRoot?: string;
+  readonly onProgress?: CompileProgress | ((stage: "measuring-compute-units" | "loading") => void);
+  /** Tests only: a native model to use instead of loading one (e.g. the simulated model). */
+  readonly nativeModel?: NativeModel;
+}
+
+function requireAddon(): CoreMLAddon {
+  const availability = coreMLAvailability();
+  const addon = loadAddon();
+  if (addon instanceof BackendUnavailableError) throw addon;
+  if (!availability.available) throw new BackendUnavailableError(availability.reason);
+  return addon;
+}
+
+async function readTokenizer(jsonPath: string, configPath: string): Promise<{ tokenizer: HuggingFaceTokenizer; template: string }> {
+  const json = JSON.parse(await fs.readFile(jsonPath, "utf8")) as ConstructorParameters<typeof HuggingFaceTokenizer>[0];
+  const config = JSON.parse(await fs.readFile(configPath, "utf8")) as TokenizerConfig;
+  if (typeof config.chat_template !== "string") throw new ModelInvalidError(configPath, "no chat_template");
+  return { tokenizer: new HuggingFaceTokenizer(json, config), template: config.chat_template };
+}
+
+export async function loadCoreMLEngine(options: LoadCoreMLEngineOptions): Promise<Engine> {
+  const folder = await resolveModelFolder(options.modelPath);
+  const { tokenizer, template } = await readTokenizer(folder.tokenizerJsonPath, folder.tokenizerConfigPath);
+  const progress = options.onProgress as ((stage: string) => void) | undefined;
+  if (options.nativeModel) {
+    return new CoreMLEngine({ model: options.nativeModel, tokenizer, chatTemplate: template, modelPath: folder.modelPath, modelName: folder.modelName, details: "simulated" });
+  }
+  const addon = requireAddon();
+  const cacheRoot = options.cacheRoot ?? defaultCacheRoot();
+  const compiled =
+    folder.kind === "mlpackage"
+      ? await compiledModelFor(addon, folder.modelPath, { cacheRoot, onProgress: progress })
+      : { compiledPath: folder.modelPath, contentHash: await hashModelPackage(folder.modelPath) };
+  const functionOptions = folder.functions ? { prefillFunction: folder.functions.prefill, decodeFunction: folder.functions.decode } : {};
+  try {
+    progress?.("measuring-compute-units");
+    const { units, measured } = await resolveComputeUnits(options.computeUnits, {
+      key: `${compiled.contentHash}|${os.platform()} ${os.release()}`,
+      memoryFile: path.join(cacheRoot, "compute-units.json"),
+      probe: async (candidate) => {
+        const model = await addon.loadModel(compiled.compiledPath, { computeUnits: candidate, ...functionOptions }).catch(() => undefined);
+        if (!model) return undefined;
+        try {
+          return await timePrefillAndDecode(model);
+        } catch {
+          return undefined;
+        } finally {
+          model.dispose();
+        }
+      },
+    });
+    progress?.("loading");
+    const model = await addon.loadModel(compiled.compiledPath, { computeUnits: units, ...functionOptions });
+    const details = options.computeUnits === "auto" ? `auto → ${units}${measured ? " (measured now)" : ""}` : "";
+    return new CoreMLEngine({ model, tokenizer, chatTemplate: template, modelPath: folder.modelPath, modelName: folder.modelName, details });
+  } catch (error) {
+    throw fromNativeError(error, "Core ML engine");
+  }
+}
