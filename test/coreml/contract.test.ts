@@ -1,0 +1,65 @@
+// The backend contract against a real converted Core ML model, on a Mac with macOS 15+.
+// Point STATEFUL_CHAT_COREML_MODEL at a folder with a stateful .mlpackage/.mlmodelc and
+// its tokenizer files (e.g. the converter's output), then `npm run test:coreml`.
+// Elsewhere every test skips with the reason. NOT run in this repository's CI (no Mac).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CapacityError, ConcurrentAccessError } from "../../src/extension/core/errors";
+import { coreMLAvailability, loadCoreMLEngine } from "../../src/extension/backends/coreml/index";
+
+const availability = coreMLAvailability();
+const modelPath = process.env.STATEFUL_CHAT_COREML_MODEL;
+const skip = !availability.available
+  ? `skipped: ${availability.reason}`
+  : !modelPath
+    ? "skipped: set STATEFUL_CHAT_COREML_MODEL to a converted Core ML model folder"
+    : false;
+if (skip) console.log(`# coreml contract suite ${skip}`);
+
+const computeUnits = (process.env.STATEFUL_CHAT_COREML_UNITS ?? "cpuAndNeuralEngine") as "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
+const greedy = { temperature: 0 };
+
+test("Core ML engine: ledger == cache across chunks, truncate and reset", { skip }, async () => {
+  const engine = await loadCoreMLEngine({ modelPath: modelPath!, computeUnits });
+  try {
+    const prompt = engine.tokenizer.encode("<|im_start|>user\nWrite a TypeScript function that adds two numbers.<|im_end|>\n<|im_start|>assistant\n", { specials: true });
+    const fresh = await engine.createState();
+    const reference: number[] = [];
+    let next = await fresh.evaluate(prompt, greedy);
+    for (let i = 0; i < 16; i++) {
+      reference.push(next!);
+      next = await fresh.evaluate([next!], greedy);
+    }
+    const chunked = await engine.createState();
+    const half = Math.floor(prompt.length / 2);
+    await chunked.evaluate(prompt.slice(0, half));
+    await chunked.evaluate([1, 2, 3]);
+    await chunked.truncate(half);
+    let token = await chunked.evaluate(prompt.slice(half), greedy);
+    const replay: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      replay.push(token!);
+      token = await chunked.evaluate([token!], greedy);
+    }
+    assert.deepEqual(replay, reference);
+    await chunked.reset();
+    assert.equal(chunked.length, 0);
+    assert.equal(await chunked.evaluate(prompt, greedy), reference[0]);
+  } finally {
+    await engine.dispose();
+  }
+});
+
+test("Core ML engine: capacity and overlap refusals", { skip }, async () => {
+  const engine = await loadCoreMLEngine({ modelPath: modelPath!, computeUnits });
+  try {
+    const state = await engine.createState();
+    await assert.rejects(state.evaluate(new Array(engine.info.capacity + 1).fill(1)), CapacityError);
+    assert.equal(state.length, 0);
+    const running = state.evaluate([1, 2, 3, 4], greedy);
+    await assert.rejects(state.evaluate([5]), ConcurrentAccessError);
+    await running;
+  } finally {
+    await engine.dispose();
+  }
+});
