@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -52,4 +53,14 @@ TEST(Sampler, SeededUniformIsDeterministicAndSpread) {
     sum += u;
   }
   EXPECT_NEAR(sum / 10000, 0.5, 0.02);
+}
+
+TEST(Sampler, TopKProbabilitiesAreSoftmaxOfRawLogits) {
+  const auto top = TopKProbabilities({0.0f, 2.0f, 1.0f}, 2);
+  ASSERT_EQ(top.size(), 2u);
+  const double total = 1.0 + std::exp(2.0) + std::exp(1.0);
+  EXPECT_EQ(top[0].first, 1);
+  EXPECT_NEAR(top[0].second, std::exp(2.0) / total, 1e-12);
+  EXPECT_EQ(top[1].first, 2);
+  EXPECT_EQ(TopKProbabilities({1.0f}, 5).size(), 1u);
 }

@@ -124,3 +124,14 @@ TEST(Session, RejectsBadTruncateAndEmptySampling) {
   EXPECT_THROW(session.Evaluate({}, Greedy()), NativeError);
   EXPECT_FALSE(session.Evaluate({}, std::nullopt));
 }
+
+TEST(Session, TopKRanksTheGreedyTokenFirst) {
+  Session a(Model(), 8);
+  Session b(Model(), 8);
+  const auto tokens = Tokens(12);
+  const auto top = a.EvaluateTopK(tokens, 3);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0].first, *b.Evaluate(tokens, Greedy()));
+  EXPECT_GE(top[0].second, top[1].second);
+  EXPECT_EQ(a.position(), 12);
+}

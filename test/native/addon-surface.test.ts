@@ -9,7 +9,7 @@ import { builtAddon } from "./helpers";
 const DECLARED = {
   module: ["compileModel", "createSimulatedModel", "loadModel", "platformSupport", "surfaceVersion"],
   model: ["createSession", "dispose", "info"],
-  session: ["busy", "capacity", "dispose", "evaluate", "position", "reset", "truncate"],
+  session: ["busy", "capacity", "dispose", "evaluate", "evaluateTopK", "position", "reset", "truncate"],
   info: ["capacity", "causalMask", "causalMaskType", "details", "inputIds", "keyCache", "logits", "queryLengths", "valueCache"],
 };
 

@@ -65,6 +65,18 @@ test("generation by single-token steps matches across states, and seeded samplin
   await engine.dispose();
 });
 
+test("evaluateTopK ranks the greedy token first with probabilities", async () => {
+  const engine = await engineWith({ capacity: 64 });
+  const ranked = await engine.createState();
+  const greedyState = await engine.createState();
+  const top = await (ranked as unknown as { evaluateTopK(t: readonly number[], k: number): Promise<Array<readonly [number, number]>> }).evaluateTopK([3, 1, 4, 1, 5], 4);
+  assert.equal(top.length, 4);
+  assert.equal(top[0]![0], await greedyState.evaluate([3, 1, 4, 1, 5], greedy));
+  assert.ok(top[0]![1] >= top[1]![1] && top[0]![1] <= 1);
+  assert.equal(ranked.length, 5);
+  await engine.dispose();
+});
+
 test("capacity is refused before the engine, with a typed error", async () => {
   const engine = await engineWith({ capacity: 10 });
   const state = await engine.createState();

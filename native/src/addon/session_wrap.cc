@@ -42,6 +42,7 @@ Napi::Function SessionWrap::DefineClass(Napi::Env env) {
           InstanceAccessor<&SessionWrap::Capacity>("capacity"),
           InstanceAccessor<&SessionWrap::Busy>("busy"),
           InstanceMethod<&SessionWrap::Evaluate>("evaluate"),
+          InstanceMethod<&SessionWrap::EvaluateTopK>("evaluateTopK"),
           InstanceMethod<&SessionWrap::Truncate>("truncate"),
           InstanceMethod<&SessionWrap::Reset>("reset"),
           InstanceMethod<&SessionWrap::Dispose>("dispose"),
@@ -102,8 +103,20 @@ Napi::Value SessionWrap::Schedule(Napi::Env env, const char* name, Work work) {
       },
       [completion, deferred, outcome]() mutable {
         completion.BlockingCall([deferred, outcome](Napi::Env callEnv, Napi::Function) {
-          if (outcome->failed) deferred->Reject(ToJsError(callEnv, outcome->error).Value());
-          else deferred->Resolve(Napi::Number::New(callEnv, outcome->value));
+          if (outcome->failed) {
+            deferred->Reject(ToJsError(callEnv, outcome->error).Value());
+          } else if (outcome->ranked) {
+            Napi::Array top = Napi::Array::New(callEnv, outcome->top.size());
+            for (size_t i = 0; i < outcome->top.size(); ++i) {
+              Napi::Array pair = Napi::Array::New(callEnv, 2);
+              pair.Set(0u, Napi::Number::New(callEnv, outcome->top[i].first));
+              pair.Set(1u, Napi::Number::New(callEnv, outcome->top[i].second));
+              top.Set(static_cast<uint32_t>(i), pair);
+            }
+            deferred->Resolve(top);
+          } else {
+            deferred->Resolve(Napi::Number::New(callEnv, outcome->value));
+          }
         });
         completion.Release();
       });
@@ -126,6 +139,21 @@ Napi::Value SessionWrap::Evaluate(const Napi::CallbackInfo& info) {
   return Schedule(env, "statefulchat.evaluate", [tokens = std::move(tokens), sampling](Session& session, Outcome& outcome) {
     const auto next = session.Evaluate(tokens, sampling);
     outcome.value = next ? *next : -1;
+  });
+}
+
+Napi::Value SessionWrap::EvaluateTopK(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsNumber() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    throw Napi::TypeError::New(env, "evaluateTopK(tokens: Int32Array, k: number)");
+  }
+  const Napi::Int32Array array = info[0].As<Napi::Int32Array>();
+  std::vector<int32_t> tokens(array.Data(), array.Data() + array.ElementLength());
+  const int32_t k = info[1].As<Napi::Number>().Int32Value();
+  return Schedule(env, "statefulchat.evaluateTopK", [tokens = std::move(tokens), k](Session& session, Outcome& outcome) {
+    outcome.top = session.EvaluateTopK(tokens, k);
+    outcome.ranked = true;
   });
 }
 

@@ -25,6 +25,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     bool failed = false;
     ErrorInfo error;
     double value = -1;  // evaluate: sampled token or -1
+    bool ranked = false;  // evaluateTopK: resolve with `top` instead of `value`
+    std::vector<std::pair<int32_t, double>> top;
   };
   using Work = std::function<void(Session&, Outcome&)>;
 
@@ -32,6 +34,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value Capacity(const Napi::CallbackInfo& info);
   Napi::Value Busy(const Napi::CallbackInfo& info);
   Napi::Value Evaluate(const Napi::CallbackInfo& info);
+  Napi::Value EvaluateTopK(const Napi::CallbackInfo& info);
   Napi::Value Truncate(const Napi::CallbackInfo& info);
   Napi::Value Reset(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);

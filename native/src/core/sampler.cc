@@ -32,6 +32,27 @@ int32_t ArgMax(const std::vector<float>& logits) {
   return best;
 }
 
+std::vector<std::pair<int32_t, double>> TopKProbabilities(const std::vector<float>& logits, int32_t k) {
+  if (logits.empty()) throw NativeError(ErrorCode::kEngineFailed, "empty logits");
+  const float maxLogit = logits[static_cast<size_t>(ArgMax(logits))];
+  double total = 0.0;
+  for (float logit : logits) total += std::isfinite(logit) ? std::exp(static_cast<double>(logit) - maxLogit) : 0.0;
+  std::vector<int32_t> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t kept = std::min(order.size(), static_cast<size_t>(std::max<int32_t>(k, 0)));
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), [&](int32_t a, int32_t b) {
+    const float la = logits[static_cast<size_t>(a)];
+    const float lb = logits[static_cast<size_t>(b)];
+    return la > lb || (la == lb && a < b);
+  });
+  std::vector<std::pair<int32_t, double>> top;
+  for (size_t i = 0; i < kept; ++i) {
+    const float logit = logits[static_cast<size_t>(order[i])];
+    top.emplace_back(order[i], std::isfinite(logit) ? std::exp(static_cast<double>(logit) - maxLogit) / total : 0.0);
+  }
+  return top;
+}
+
 int32_t SampleToken(const std::vector<float>& logits, const SamplingOptions& options, double uniform) {
   if (options.temperature <= 0.0f) return ArgMax(logits);
   if (logits.empty()) throw NativeError(ErrorCode::kEngineFailed, "empty logits");

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace statefulchat {
@@ -22,6 +23,10 @@ double SeededUniform(uint64_t seed, uint64_t position);
 
 // Picks a token. `uniform` is the random draw in [0, 1) (ignored when greedy).
 int32_t SampleToken(const std::vector<float>& logits, const SamplingOptions& options, double uniform);
+
+// The k most likely tokens with their probabilities (softmax of the raw logits, no
+// temperature), most likely first: for diagnostics and numerical-equivalence tests.
+std::vector<std::pair<int32_t, double>> TopKProbabilities(const std::vector<float>& logits, int32_t k);
 
 // Index of the largest logit; ties go to the lowest index (matches llama.cpp greedy).
 int32_t ArgMax(const std::vector<float>& logits);

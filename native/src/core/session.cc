@@ -14,16 +14,11 @@ Session::Session(std::shared_ptr<StatefulModel> model, int64_t preferredChunk)
       preferredChunk_(preferredChunk),
       unseededRandom_(std::random_device{}()) {}
 
-std::optional<int32_t> Session::Evaluate(const std::vector<int32_t>& tokens,
-                                         const std::optional<SamplingOptions>& sampling) {
-  if (tokens.empty()) {
-    if (sampling) throw NativeError(ErrorCode::kEngineFailed, "cannot sample without tokens to evaluate");
-    return std::nullopt;
-  }
+void Session::Append(const std::vector<int32_t>& tokens,
+                     const std::function<void(const std::vector<float>&, int64_t)>& onLastRow) {
   const ModelIO& io = model_->io();
   const auto chunks = PlanChunks(static_cast<int64_t>(tokens.size()), position_, io.capacity,
                                  io.queryLengths, preferredChunk_);
-  std::optional<int32_t> next;
   size_t consumed = 0;
   for (size_t index = 0; index < chunks.size(); ++index) {
     const PlannedChunk& chunk = chunks[index];
@@ -35,21 +30,41 @@ std::optional<int32_t> Session::Evaluate(const std::vector<int32_t>& tokens,
     // Pad with the last real token; the padded slots are beyond the new position.
     input.ids.resize(static_cast<size_t>(chunk.queryLength), input.ids.back());
     input.mask = BuildCausalMask(input.start, chunk.queryLength, io.causalMaskType);
-    std::optional<int32_t> sampled;
+    bool sawLogits = false;
     model_->Predict(*state_, input, [&](const StridedView& logits) {
-      if (!last || !sampling) return;
-      const std::vector<float> row = ReadLogitsRow(logits, chunk.tokens - 1);
-      const uint64_t nextPosition = static_cast<uint64_t>(position_ + chunk.tokens);
-      const double uniform = sampling->seed ? SeededUniform(*sampling->seed, nextPosition)
-                                            : std::generate_canonical<double, 53>(unseededRandom_);
-      sampled = SampleToken(row, *sampling, uniform);
+      sawLogits = true;
+      if (last && onLastRow) onLastRow(ReadLogitsRow(logits, chunk.tokens - 1), position_ + chunk.tokens);
     });
+    if (last && onLastRow && !sawLogits) throw NativeError(ErrorCode::kEngineFailed, "the model returned no logits");
     position_ += chunk.tokens;
     consumed += static_cast<size_t>(chunk.tokens);
-    if (last) next = sampled;
   }
-  if (sampling && !next) throw NativeError(ErrorCode::kEngineFailed, "the model returned no logits");
+}
+
+std::optional<int32_t> Session::Evaluate(const std::vector<int32_t>& tokens,
+                                         const std::optional<SamplingOptions>& sampling) {
+  if (tokens.empty()) {
+    if (sampling) throw NativeError(ErrorCode::kEngineFailed, "cannot sample without tokens to evaluate");
+    return std::nullopt;
+  }
+  if (!sampling) {
+    Append(tokens, nullptr);
+    return std::nullopt;
+  }
+  int32_t next = -1;
+  Append(tokens, [&](const std::vector<float>& row, int64_t nextPosition) {
+    const double uniform = sampling->seed ? SeededUniform(*sampling->seed, static_cast<uint64_t>(nextPosition))
+                                          : std::generate_canonical<double, 53>(unseededRandom_);
+    next = SampleToken(row, *sampling, uniform);
+  });
   return next;
+}
+
+std::vector<std::pair<int32_t, double>> Session::EvaluateTopK(const std::vector<int32_t>& tokens, int32_t k) {
+  if (tokens.empty()) throw NativeError(ErrorCode::kEngineFailed, "cannot rank without tokens to evaluate");
+  std::vector<std::pair<int32_t, double>> top;
+  Append(tokens, [&](const std::vector<float>& row, int64_t) { top = TopKProbabilities(row, k); });
+  return top;
 }
 
 void Session::Truncate(int64_t length) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -26,6 +27,9 @@ class Session {
   std::optional<int32_t> Evaluate(const std::vector<int32_t>& tokens,
                                   const std::optional<SamplingOptions>& sampling);
 
+  // Like Evaluate, but returns the k most likely next tokens and their probabilities.
+  std::vector<std::pair<int32_t, double>> EvaluateTopK(const std::vector<int32_t>& tokens, int32_t k);
+
   // Moves the position back. Exact without touching the buffers: a slot at or past the
   // position is never read again before it is rewritten, because the next write starts
   // at the position and the mask [1,1,q,end] hides every slot >= end and, per row, every
@@ -36,6 +40,9 @@ class Session {
   void Reset();
 
  private:
+  // Runs the chunks; `onLastRow` sees the last real token's logits (only when set).
+  void Append(const std::vector<int32_t>& tokens, const std::function<void(const std::vector<float>&, int64_t)>& onLastRow);
+
   std::shared_ptr<StatefulModel> model_;
   std::unique_ptr<ModelState> state_;
   int64_t position_ = 0;

@@ -65,8 +65,11 @@ CoreMLModel::CoreMLModel(MLModel* prefill, MLModel* _Nullable decode, std::strin
 
 std::unique_ptr<ModelState> CoreMLModel::NewState() {
   if (@available(macOS 15.0, *)) {
-    // Zeroed buffers; states are shared by the functions of a multifunction model.
-    return std::make_unique<CoreMLState>([prefill_ newState]);
+    // Zeroed buffers; states are shared by the functions of a multifunction model. The
+    // pool matters: this runs on the JS thread or a session worker, neither of which has one.
+    @autoreleasepool {
+      return std::make_unique<CoreMLState>([prefill_ newState]);
+    }
   }
   throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");
 }

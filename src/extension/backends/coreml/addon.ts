@@ -44,6 +44,8 @@ export interface NativeSession {
   readonly busy: boolean;
   /** Resolves to the sampled next token, or -1 when `sampling` is null. */
   evaluate(tokens: Int32Array, sampling: NativeSampling | null): Promise<number>;
+  /** The k most likely next tokens as [token, probability] (softmax of raw logits). */
+  evaluateTopK(tokens: Int32Array, k: number): Promise<Array<[number, number]>>;
   truncate(length: number): Promise<number>;
   reset(): Promise<number>;
   dispose(): Promise<void>;

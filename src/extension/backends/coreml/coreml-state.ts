@@ -39,6 +39,16 @@ export class CoreMLState implements KvState {
     });
   }
 
+  /** The k most likely next tokens with probabilities (softmax of the raw logits). */
+  async evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [token: number, probability: number]>> {
+    return this.run(async () => {
+      if (this.length + tokens.length > this.capacity) {
+        throw new CapacityError(this.length, tokens.length, this.capacity);
+      }
+      return this.session.evaluateTopK(Int32Array.from(tokens), k);
+    });
+  }
+
   /**
    * Moves the position back; the buffers are left as they are. That is exact: the next
    * write starts at the new position and its causal mask [1,1,q,end] hides every slot
