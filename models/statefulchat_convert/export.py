@@ -4,16 +4,19 @@
 `skip_model_load=True` (the package is compiled on first load on the Mac).
 """
 
-import numpy as np
-import torch
-
 from .interface import CAUSAL_MASK, INPUT_IDS, KEY_CACHE, LOGITS, VALUE_CACHE
-from .wrapper import StatefulCausalLM, causal_mask
+
+# torch, numpy and coremltools are imported inside the functions: the pipeline imports
+# this module before the dependency check has had a chance to explain what is missing.
 
 
-def trace(wrapper: StatefulCausalLM) -> torch.jit.ScriptModule:
+def trace(wrapper):
     """Trace with q=2 of end=5 so neither dimension equals another and none is 1:
     a shape that coincides with a constant could be baked in by the tracer."""
+    import torch
+
+    from .wrapper import causal_mask
+
     wrapper.eval()
     example_ids = torch.zeros((1, 2), dtype=torch.int32)
     example_mask = causal_mask(2, 5)
@@ -24,9 +27,10 @@ def trace(wrapper: StatefulCausalLM) -> torch.jit.ScriptModule:
     return traced
 
 
-def convert(traced: torch.jit.ScriptModule, wrapper: StatefulCausalLM):
+def convert(traced, wrapper):
     """Return an in-memory `ct.models.MLModel` (mlprogram, iOS18/macOS15)."""
     import coremltools as ct
+    import numpy as np
 
     context = wrapper.context
     # One RangeDim object for q in both inputs tells Core ML they are the same length.

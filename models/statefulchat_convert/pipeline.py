@@ -82,3 +82,39 @@ def _convert_into(staging: Path, options: Options, source, config, shape, progre
         manifest.write(data, staging)
     with progress.stage(f"Saving {manifest.PACKAGE_NAME}"):
         mlmodel.save(str(staging / manifest.PACKAGE_NAME))
+
+
+def derive_variant(converted: Path, mode: str, output: Path) -> Path:
+    """Compress an already converted fp16 output folder into a new output folder.
+
+    Tracing and conversion are the slow stages and do not depend on the quantization, so
+    trying several modes need not repeat them."""
+    import json
+
+    import coremltools as ct
+
+    quantize.check_available(mode)
+    converted, output = Path(converted), Path(output)
+    data = json.loads((converted / manifest.MANIFEST_NAME).read_text(encoding="utf-8"))
+    if data["quantization"]["mode"] != "none":
+        raise OutputExists(f"{converted} is already compressed ({data['quantization']['mode']}).")
+    _check_output(output, overwrite=False)
+    staging = output.parent / f".{output.name}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        mlmodel = ct.models.MLModel(str(converted / manifest.PACKAGE_NAME), skip_model_load=True)
+        mlmodel = quantize.apply(mlmodel, mode)
+        data["quantization"] = quantize.describe(mode)
+        manifest.apply_metadata(mlmodel, data)
+        manifest.write(data, staging)
+        for name in tokenizer_files.FILES:
+            shutil.copyfile(converted / name, staging / name)
+        mlmodel.save(str(staging / manifest.PACKAGE_NAME))
+        if output.exists():
+            output.rmdir()
+        staging.rename(output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return output

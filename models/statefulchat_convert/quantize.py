@@ -35,10 +35,12 @@ def check_available(mode: str) -> None:
         raise InvalidOption(f"--quantize {mode!r}: choose one of {', '.join(MODES)}.")
     if mode == "palettize4":
         try:
-            import kmeans1d  # noqa: F401  (coremltools' fast 1-D k-means for fp16 weights)
+            # coremltools clusters large fp16 groups with kmeans1d, the rest with sklearn.
+            import kmeans1d  # noqa: F401
+            import sklearn  # noqa: F401
         except ImportError as error:
             raise MissingDependency(
-                "--quantize palettize4 needs the 'kmeans1d' package: "
+                "--quantize palettize4 needs 'kmeans1d' and 'scikit-learn': "
                 "pip install -r models/requirements.txt") from error
 
 
