@@ -59,6 +59,11 @@ export interface KvState {
    * the state, when length + tokens.length > capacity.
    */
   evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined>;
+  /**
+   * Like evaluate(), but returns the `k` most likely next tokens with their probabilities
+   * (softmax of the raw logits). Diagnostics and numerical-equivalence tests use it.
+   */
+  evaluateTopK?(tokens: readonly number[], k: number): Promise<Array<readonly [token: number, probability: number]>>;
   /** Drop cached tokens from `length` to the end (exact; used to roll back a cancelled prefill). */
   truncate(length: number): Promise<void>;
   /** Discard everything: a fresh state. */

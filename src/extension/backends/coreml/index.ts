@@ -19,18 +19,23 @@ export { isCoreMLModelPath } from "./model-folder";
 export type CoreMLAvailability = { available: true } | { available: false; reason: string };
 
 export function coreMLAvailability(): CoreMLAvailability {
+  // Off macOS the answer does not depend on whether the addon was built.
+  if (process.platform !== "darwin") return { available: false, reason: `Core ML needs macOS 15 (this system is ${process.platform})` };
   const addon = loadAddon();
   if (addon instanceof BackendUnavailableError) return { available: false, reason: addon.message };
   const support = addon.platformSupport();
   return support.supported ? { available: true } : { available: false, reason: support.reason ?? "Core ML needs macOS 15" };
 }
 
+export type LoadProgressStage = Parameters<CompileProgress>[0] | "measuring-compute-units" | "loading";
+
 export interface LoadCoreMLEngineOptions {
   readonly modelPath: string;
   readonly computeUnits: ComputeUnitsSetting;
   /** Defaults to ~/Library/Caches/stateful-chat/coreml (or $STATEFUL_CHAT_CACHE/coreml). */
   readonly cacheRoot?: string;
-  readonly onProgress?: CompileProgress | ((stage: "measuring-compute-units" | "loading") => void);
+  /** Stages of a load, for a progress notification (compiling a big model takes minutes). */
+  readonly onProgress?: (stage: LoadProgressStage) => void;
   /** Tests only: a native model to use instead of loading one (e.g. the simulated model). */
   readonly nativeModel?: NativeModel;
 }
@@ -53,7 +58,7 @@ async function readTokenizer(jsonPath: string, configPath: string): Promise<{ to
 export async function loadCoreMLEngine(options: LoadCoreMLEngineOptions): Promise<Engine> {
   const folder = await resolveModelFolder(options.modelPath);
   const { tokenizer, template } = await readTokenizer(folder.tokenizerJsonPath, folder.tokenizerConfigPath);
-  const progress = options.onProgress as ((stage: string) => void) | undefined;
+  const progress = options.onProgress;
   if (options.nativeModel) {
     return new CoreMLEngine({ model: options.nativeModel, tokenizer, chatTemplate: template, modelPath: folder.modelPath, modelName: folder.modelName, details: "simulated" });
   }

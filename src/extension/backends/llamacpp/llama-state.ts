@@ -81,6 +81,28 @@ export class LlamaKvState implements KvState {
     });
   }
 
+  evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
+    return this.exclusive(async () => {
+      if (tokens.length === 0) throw new EngineFailedError("evaluateTopK needs at least one token");
+      if (this.length + tokens.length > this.capacity) {
+        throw new CapacityError(this.length, tokens.length, this.capacity);
+      }
+      const input = tokens.map((t) => t as Token);
+      const last = input.length - 1;
+      const items: Parameters<LlamaContextSequence["controlledEvaluate"]>[0] = input.slice(0, last);
+      items.push([input[last], { generateNext: { probabilities: true } }]);
+      const output = await this.sequence.controlledEvaluate(items);
+      const probabilities = output[last]?.next.probabilities;
+      if (!probabilities) throw new EngineFailedError("llama.cpp returned no probabilities");
+      const top: Array<readonly [number, number]> = [];
+      for (const [token, probability] of probabilities) {
+        top.push([token, probability]);
+        if (top.length >= k) break;
+      }
+      return top;
+    });
+  }
+
   truncate(length: number): Promise<void> {
     return this.exclusive(async () => {
       const end = this.sequence.nextTokenIndex;

@@ -1,0 +1,162 @@
+// Test double at the engine boundary that wraps a REAL engine: it forwards every call and
+// records them, flagging any overlap of two calls on one state (invariant 4) and counting
+// tokens evaluated (invariant 3).
+
+import type { Engine, KvState, SamplingOptions } from "../../src/extension/core/engine";
+
+export interface StateCall {
+  readonly kind: "evaluate" | "truncate" | "reset";
+  readonly tokens: number;
+  readonly sampled: boolean;
+}
+
+export interface RecordedDistribution {
+  /** Cache length after the evaluation: the distribution is for the token at this index. */
+  readonly position: number;
+  readonly top: ReadonlyArray<readonly [number, number]>;
+}
+
+export class InstrumentedState implements KvState {
+  active = 0;
+  overlaps = 0;
+  readonly calls: StateCall[] = [];
+  /** When set, greedy samples go through evaluateTopK and every distribution is kept. */
+  recordDistributions = false;
+  readonly distributions: RecordedDistribution[] = [];
+
+  constructor(readonly inner: KvState) {}
+
+  get capacity(): number {
+    return this.inner.capacity;
+  }
+
+  get length(): number {
+    return this.inner.length;
+  }
+
+  evaluatedTokens(sinceCall = 0): number {
+    return this.calls.slice(sinceCall).reduce((sum, c) => sum + (c.kind === "evaluate" ? c.tokens : 0), 0);
+  }
+
+  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+    return this.track({ kind: "evaluate", tokens: tokens.length, sampled: !!sample }, async () => {
+      if (!sample || sample.temperature !== 0 || !this.recordDistributions || !this.inner.evaluateTopK) {
+        return this.inner.evaluate(tokens, sample);
+      }
+      const top = await this.inner.evaluateTopK(tokens, 5);
+      this.distributions.push({ position: this.inner.length, top });
+      return top[0][0];
+    });
+  }
+
+  evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
+    const inner = this.inner;
+    if (!inner.evaluateTopK) return Promise.reject(new Error("backend has no evaluateTopK"));
+    return this.track({ kind: "evaluate", tokens: tokens.length, sampled: true }, () => inner.evaluateTopK!(tokens, k));
+  }
+
+  truncate(length: number): Promise<void> {
+    return this.track({ kind: "truncate", tokens: length, sampled: false }, () => this.inner.truncate(length));
+  }
+
+  reset(): Promise<void> {
+    return this.track({ kind: "reset", tokens: 0, sampled: false }, () => this.inner.reset());
+  }
+
+  dispose(): Promise<void> {
+    return this.inner.dispose();
+  }
+
+  private async track<T>(call: StateCall, run: () => Promise<T>): Promise<T> {
+    this.active++;
+    if (this.active > 1) this.overlaps++;
+    this.calls.push(call);
+    try {
+      // Yield once so that an overlapping caller would get in while this call is active.
+      await new Promise((resolve) => setImmediate(resolve));
+      return await run();
+    } finally {
+      this.active--;
+    }
+  }
+}
+
+export class InstrumentedEngine implements Engine {
+  readonly states: InstrumentedState[] = [];
+
+  constructor(private readonly inner: Engine) {}
+
+  get info() {
+    return this.inner.info;
+  }
+  get tokenizer() {
+    return this.inner.tokenizer;
+  }
+  get chatTemplate() {
+    return this.inner.chatTemplate;
+  }
+
+  async createState(): Promise<InstrumentedState> {
+    const state = new InstrumentedState(await this.inner.createState());
+    this.states.push(state);
+    return state;
+  }
+
+  dispose(): Promise<void> {
+    return this.inner.dispose();
+  }
+}
+
+/** Greedy continuation of a state whose cache holds exactly `ledger` (re-samples the last token). */
+export async function greedyFromState(state: KvState, ledger: readonly number[], steps: number): Promise<number[]> {
+  if (state.length !== ledger.length) throw new Error(`state holds ${state.length} tokens, ledger ${ledger.length}`);
+  await state.truncate(ledger.length - 1);
+  let next = (await state.evaluate([ledger[ledger.length - 1]], { temperature: 0 }))!;
+  const out: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    out.push(next);
+    next = (await state.evaluate([next], { temperature: 0 }))!;
+  }
+  await state.truncate(ledger.length);
+  return out;
+}
+
+/** Greedy continuation of a fresh state fed `ledger` in one prefill. */
+export async function greedyFromFresh(engine: Engine, ledger: readonly number[], steps: number): Promise<number[]> {
+  const state = await engine.createState();
+  try {
+    let next = (await state.evaluate(ledger, { temperature: 0 }))!;
+    const out: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      out.push(next);
+      next = (await state.evaluate([next], { temperature: 0 }))!;
+    }
+    return out;
+  } finally {
+    await state.dispose();
+  }
+}
+
+/** Greedy top-k distributions along a fixed token sequence, computed by a fresh state fed it in one prefill. */
+export async function freshDistributionAt(engine: Engine, prefix: readonly number[]): Promise<ReadonlyArray<readonly [number, number]>> {
+  const state = await engine.createState();
+  try {
+    if (!state.evaluateTopK) throw new Error("backend has no evaluateTopK");
+    return await state.evaluateTopK(prefix, 5);
+  } finally {
+    await state.dispose();
+  }
+}
+
+/** Total variation distance between two top-k distributions (mass outside the union counts as disagreement). */
+export function totalVariation(a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): number {
+  const pa = new Map(a);
+  const pb = new Map(b);
+  let sum = 0;
+  for (const token of new Set([...pa.keys(), ...pb.keys()])) sum += Math.abs((pa.get(token) ?? 0) - (pb.get(token) ?? 0));
+  return sum / 2;
+}
+
+export function topGap(top: ReadonlyArray<readonly [number, number]>): number {
+  return top.length < 2 ? 1 : top[0][1] - top[1][1];
+}
