@@ -13,6 +13,7 @@ command -v clang++ >/dev/null || need+=(clang)
 [ -f /usr/include/GNUstep/Foundation/Foundation.h ] || need+=(libgnustep-base-dev)
 [ -f /usr/include/Block.h ] || need+=(libblocksruntime-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+ls /usr/lib/gcc/*/*/include/objc/runtime.h >/dev/null 2>&1 || need+=(libobjc-12-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "native/test.sh: installing ${need[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
