@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CapacityError, ConcurrentAccessError } from "../../src/extension/core/errors";
 import { coreMLAvailability, loadCoreMLEngine } from "../../src/extension/backends/coreml/index";
+import { engineContract } from "../contract/engine-contract";
 
 const availability = coreMLAvailability();
 const modelPath = process.env.STATEFUL_CHAT_COREML_MODEL;
@@ -63,3 +64,6 @@ test("Core ML engine: capacity and overlap refusals", { skip }, async () => {
     await engine.dispose();
   }
 });
+
+// The contract every backend passes, on the real Core ML model.
+if (!skip) engineContract(`coreml (${computeUnits})`, () => loadCoreMLEngine({ modelPath: modelPath!, computeUnits }));
