@@ -1,0 +1,101 @@
+// Invariant 4 (serialized) under a randomized storm of UI-like operations on the real
+// model: sends, sends while streaming, stops, resets and disposes. An instrumented engine
+// flags any overlap of two calls on one state; at checkpoints and at the end, ledger == cache.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
+import { ChatSession } from "../../src/extension/core/chat-session";
+import { StatefulChatError } from "../../src/extension/core/errors";
+import { defaultModelFile } from "../support/default-model";
+import { greedyFromFresh, greedyFromState, InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
+import { seededRandom } from "../support/random";
+
+const OPERATIONS = 1000;
+const MESSAGES = ["hi", "What is 3 + 4?", "Name a color.", "Write hello world in C.", "Say yes.", "Thanks", "Explain DNS in one line."];
+const ALLOWED_ERRORS = new Set(["cancelled", "disposed"]);
+
+describe("serialized session queue under random operations", () => {
+  let engine: InstrumentedEngine;
+  before(async () => {
+    engine = new InstrumentedEngine(await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 512, threads: 2 }));
+  });
+  after(async () => {
+    await engine?.dispose();
+  });
+
+  async function assertLedgerEqualsCache(chat: ChatSession): Promise<void> {
+    await chat.whenIdle();
+    const state = engine.states.at(-1)!;
+    const ledger = [...chat.ledger];
+    assert.equal(state.inner.length, ledger.length, "cache length == ledger length");
+    if (ledger.length === 0) return;
+    const a = await greedyFromState(state.inner, ledger, 3);
+    const b = await greedyFromFresh(engine, ledger, 3);
+    assert.equal(a[0], b[0], "next greedy token from the cache equals a fresh prefill of the ledger");
+  }
+
+  for (const seed of [7, 1234]) {
+    it(`seed ${seed}: ${OPERATIONS / 2} operations never overlap engine calls and end with ledger == cache`, async () => {
+      const random = seededRandom(seed);
+      const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+      const unexpected: unknown[] = [];
+      const settle = (p: Promise<unknown>) =>
+        p.catch((error: unknown) => {
+          if (!(error instanceof StatefulChatError) || !ALLOWED_ERRORS.has(error.code)) unexpected.push(error);
+        });
+      const options = () => ({
+        turn: { maxTokens: 1 + Math.floor(random() * 6), overflow: random() < 0.5 ? ("summarize" as const) : ("truncate" as const), margin: 48 },
+        prefillChunk: 16,
+      });
+      let chat = await ChatSession.create(engine, options());
+      const inFlight: Promise<unknown>[] = [];
+      let completedTurns = 0;
+      const counts: Record<string, number> = {};
+      for (let op = 0; op < OPERATIONS / 2; op++) {
+        const kind = pick(["send", "send", "sendWhileStreaming", "stop", "stopAfterToken", "reset", "dispose"] as const);
+        counts[kind] = (counts[kind] ?? 0) + 1;
+        switch (kind) {
+          case "send":
+            await settle(chat.send({ text: pick(MESSAGES) }).then(() => completedTurns++));
+            break;
+          case "sendWhileStreaming":
+            inFlight.push(settle(chat.send({ text: pick(MESSAGES) }).then(() => completedTurns++)));
+            inFlight.push(settle(chat.send({ text: pick(MESSAGES) }).then(() => completedTurns++)));
+            break;
+          case "stop":
+            inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
+            chat.stop();
+            break;
+          case "stopAfterToken": {
+            const current = chat;
+            inFlight.push(settle(current.send({ text: pick(MESSAGES) }, { onText: () => current.stop() })));
+            break;
+          }
+          case "reset":
+            inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
+            inFlight.push(settle(chat.reset()));
+            break;
+          case "dispose": {
+            inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
+            await chat.dispose();
+            chat = await ChatSession.create(engine, options());
+            break;
+          }
+        }
+        if (op % 100 === 99) {
+          await Promise.all(inFlight.splice(0));
+          await assertLedgerEqualsCache(chat);
+        }
+      }
+      await Promise.all(inFlight.splice(0));
+      await assertLedgerEqualsCache(chat);
+      await chat.dispose();
+      assert.deepEqual(unexpected, []);
+      const overlaps = engine.states.reduce((sum, s: InstrumentedState) => sum + s.overlaps, 0);
+      assert.equal(overlaps, 0, "no two engine calls overlapped on one state");
+      assert.ok(completedTurns > 50, `turns completed: ${completedTurns}`);
+      assert.ok(Object.keys(counts).length === 6, `every kind of operation ran: ${JSON.stringify(counts)}`);
+    });
+  }
+});

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test suite, in order of cost. Each suite installs what it needs (apt, pip, the
+# default model) idempotently, so this works on a fresh Linux machine after `npm ci`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "build and type-check"
+npm run build
+npm run typecheck
+
+step "default model"
+node out/cli.js fetch-model
+
+step "unit tests (no model)"
+npm run test:unit
+
+step "real-model tests (default GGUF)"
+npm run test:model
+
+step "native addon (C++ unit tests, Objective-C++ type-check, N-API surface)"
+npm run test:native
+
+step "Core ML converter (pytest)"
+npm run test:models
+
+echo
+echo "all test suites passed"
