@@ -1,14 +1,15 @@
 // Bundles the extension host, the CLI and the webview. node-llama-cpp stays external: it
 // is ESM-only with native binaries and is loaded with a real dynamic import at runtime.
 import * as esbuild from "esbuild";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
 
 const nodeTargets = [
   { entry: "src/extension/extension.ts", out: "out/extension.js" },
-  { entry: "src/extension/cli/main.ts", out: "out/cli.js" },
+  { entry: "src/extension/cli/main.ts", out: "out/cli.js", banner: "#!/usr/bin/env node" },
+  { entry: "src/extension/launcher/main.ts", out: "out/launcher.js" },
 ].filter((t) => existsSync(t.entry));
 
 const builds = nodeTargets.map((t) => ({
@@ -22,6 +23,7 @@ const builds = nodeTargets.map((t) => ({
   minify: production,
   external: ["vscode", "node-llama-cpp", "@node-llama-cpp/*", "*.node"],
   logLevel: "warning",
+  ...(t.banner ? { banner: { js: t.banner } } : {}),
 }));
 
 if (existsSync("src/webview/main.ts")) {
@@ -37,6 +39,14 @@ if (existsSync("src/webview/main.ts")) {
     loader: { ".ttf": "file" },
     logLevel: "warning",
   });
+}
+
+// Codicons are served to the webview from media/dist (localResourceRoots is media/ only).
+if (existsSync("node_modules/@vscode/codicons/dist/codicon.css")) {
+  mkdirSync("media/dist/codicons", { recursive: true });
+  for (const file of ["codicon.css", "codicon.ttf"]) {
+    copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `media/dist/codicons/${file}`);
+  }
 }
 
 if (watch) {

@@ -1,2 +1,0 @@
-#!/usr/bin/env node
-require("../out/cli.js");
