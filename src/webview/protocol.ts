@@ -54,7 +54,14 @@ export interface BannerAction {
 }
 
 export type HostToWebview =
-  | { readonly type: "init"; readonly transcript: readonly TranscriptEntry[]; readonly busy: boolean; readonly model?: ModelView }
+  | {
+      readonly type: "init";
+      readonly transcript: readonly TranscriptEntry[];
+      readonly busy: boolean;
+      readonly model?: ModelView;
+      /** Kept in the webview state so the panel serializer can find the transcript after a reload. */
+      readonly panelId?: string;
+    }
   | { readonly type: "model"; readonly state: "loading" | "ready" | "error"; readonly model?: ModelView; readonly message?: string }
   | { readonly type: "entry"; readonly entry: TranscriptEntry }
   | { readonly type: "tokens"; readonly id: string; readonly text: string }

@@ -37,6 +37,8 @@ export interface TurnInput {
 }
 
 export interface TurnCallbacks {
+  /** The turn left the queue and starts now. */
+  onStart?(): void;
   onText?(text: string): void;
   onOverflow?(event: OverflowEvent): void;
 }
@@ -73,6 +75,7 @@ export class TurnRunner {
   }
 
   async run(input: TurnInput, signal: AbortSignal, callbacks: TurnCallbacks = {}): Promise<TurnStats> {
+    callbacks.onStart?.();
     const user = this.userMessage(input);
     const budget = this.budget();
     const clock = new TurnClock();
@@ -124,7 +127,8 @@ export class TurnRunner {
 
   /** Rebuild from a saved transcript; the tokens are prefilled lazily on the next turn. */
   async restore(messages: readonly ChatMessage[]): Promise<void> {
-    const seed = this.prompt.seed(messages);
+    const withSystem = messages[0]?.role === "system" ? messages : [...this.systemMessages(), ...messages];
+    const seed = this.prompt.seed(withSystem);
     await this.session.restore(seed.tokens);
     this.restorePending = seed.tokens.length > 0;
   }

@@ -14,6 +14,8 @@ export interface DownloadProgress {
 
 export interface DownloadOptions {
   readonly sha256?: string;
+  /** Without a pinned sha256, verify the one the hub announces (X-Linked-ETag / ETag of LFS files). */
+  readonly verifyHubChecksum?: boolean;
   readonly onProgress?: (progress: DownloadProgress) => void;
   readonly signal?: AbortSignal;
 }
@@ -49,6 +51,7 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
       cause: error,
     });
   }
+  const hubChecksum = sha256FromHeaders(response.headers);
   if (response.status === 416) {
     // The partial file is already complete (or bogus): verify below, restart if bad.
   } else if (!response.ok || !response.body) {
@@ -73,12 +76,21 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
       await new Promise<void>((resolve) => out.end(() => resolve()));
     }
   }
-  if (options.sha256) {
+  const expected = options.sha256 ?? (options.verifyHubChecksum ? hubChecksum : undefined);
+  if (expected) {
     const actual = await sha256OfFile(partial);
-    if (actual !== options.sha256) {
+    if (actual !== expected) {
       await rm(partial, { force: true });
-      throw new DownloadError(`Checksum mismatch for ${url}: expected ${options.sha256}, got ${actual}`);
+      throw new DownloadError(`Checksum mismatch for ${url}: expected ${expected}, got ${actual}`);
     }
   }
   await rename(partial, dest);
+}
+
+function sha256FromHeaders(headers: Headers): string | undefined {
+  for (const name of ["x-linked-etag", "etag"]) {
+    const value = headers.get(name)?.replace(/^W\//, "").replace(/"/g, "");
+    if (value && /^[0-9a-f]{64}$/.test(value)) return value;
+  }
+  return undefined;
 }

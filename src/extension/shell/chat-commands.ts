@@ -1,0 +1,76 @@
+// Commands that act on chat panels: New Chat, Reset Conversation, Stop Generating,
+// Open Chat History…, Show Session Stats.
+
+import * as vscode from "vscode";
+import type { ChatPanel } from "./chat-panel";
+import type { PanelManager } from "./panel-manager";
+import type { TranscriptStore } from "./transcript-store";
+
+async function pickPanel(manager: PanelManager, placeHolder: string): Promise<ChatPanel | undefined> {
+  const active = manager.active;
+  if (active) return active;
+  const panels = manager.all;
+  if (panels.length === 0) {
+    void vscode.window.showInformationMessage("No chat is open. Run “Stateful Chat: New Chat” first.");
+    return undefined;
+  }
+  if (panels.length === 1) return panels[0];
+  const picked = await vscode.window.showQuickPick(
+    panels.map((panel) => ({ label: panel.panel.title, description: panel.busy ? "generating" : undefined, panel })),
+    { placeHolder },
+  );
+  return picked?.panel;
+}
+
+export function registerChatCommands(context: vscode.ExtensionContext, manager: PanelManager, store: TranscriptStore, stats: vscode.OutputChannel): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("statefulChat.newChat", () => manager.create()),
+    vscode.commands.registerCommand("statefulChat.resetConversation", async () => {
+      const panel = await pickPanel(manager, "Reset which conversation?");
+      if (panel) await panel.reset();
+    }),
+    vscode.commands.registerCommand("statefulChat.stopGenerating", () => {
+      const panel = manager.active ?? manager.all.find((p) => p.busy);
+      panel?.stop();
+    }),
+    vscode.commands.registerCommand("statefulChat.openHistory", async () => {
+      const items = await store.history();
+      if (items.length === 0) {
+        void vscode.window.showInformationMessage("No earlier conversations yet: reset or close a chat to keep it in history.");
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(
+        items.map((item) => ({
+          label: item.title,
+          description: new Date(item.updatedAt).toLocaleString(),
+          detail: `${item.entries} messages`,
+          file: item.file,
+        })),
+        { placeHolder: "Open an earlier conversation (it continues in a new panel)", matchOnDescription: true },
+      );
+      if (!picked) return;
+      const saved = await store.loadHistory(picked.file);
+      if (saved) await manager.openTranscript(saved);
+      else void vscode.window.showErrorMessage("That conversation could not be read.");
+    }),
+    vscode.commands.registerCommand("statefulChat.showStats", async () => {
+      const panel = await pickPanel(manager, "Show the stats of which conversation?");
+      if (!panel) return;
+      const s = panel.stats;
+      const t = s.lastTurn;
+      stats.clear();
+      stats.appendLine(`Chat: ${panel.panel.title}`);
+      stats.appendLine(`Model: ${s.model ? `${s.model.name} (${s.model.details})` : "not loaded"}`);
+      stats.appendLine(`Context: ${s.position} / ${s.capacity} tokens (${s.capacity ? Math.round((100 * s.position) / s.capacity) : 0}%)`);
+      if (t) {
+        stats.appendLine(`Last turn #${t.turn}: ${t.prefilled} tokens prefilled, ${t.cached} reused from cache, ${t.replyTokens} generated`);
+        stats.appendLine(`  first token ${t.ttftMs} ms, decode ${t.decodeTokensPerSec} tokens/s, stopped by ${t.stopReason}${t.restored ? ", restored from transcript" : ""}`);
+        if (t.overflow) stats.appendLine(`  overflow: ${t.overflow.strategy}, ${t.overflow.positionBefore} → ${t.overflow.positionAfter} tokens`);
+      }
+      stats.show(true);
+    }),
+    vscode.commands.registerCommand("statefulChat.openSettings", () =>
+      vscode.commands.executeCommand("workbench.action.openSettings", "statefulChat"),
+    ),
+  );
+}

@@ -1,0 +1,395 @@
+// One chat panel = one webview + one ChatSession (its own KV state and queue) on a shared
+// engine. The panel keeps the transcript (what the user sees), saves it after every change
+// and maps core errors to banners.
+
+import { randomUUID } from "node:crypto";
+import * as vscode from "vscode";
+import type { ChatMessage } from "../core/chat-template";
+import { ChatSession } from "../core/chat-session";
+import { CancelledError, DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
+import type { OverflowEvent, TurnStats } from "../core/stats";
+import {
+  MAX_MESSAGE_CHARS,
+  parseWebviewMessage,
+  type BannerAction,
+  type EntryStatus,
+  type HostToWebview,
+  type ModelView,
+  type TranscriptEntry,
+  type TurnStatsView,
+  type WebviewToHost,
+} from "../../webview/protocol";
+import { Disposable } from "./disposable";
+import type { EngineLease, EngineRegistry } from "./engine-registry";
+import { existingDefaultModel, resolveModelPath } from "./model-location";
+import { readSettings } from "./settings";
+import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
+import { renderWebviewHtml, webviewOptions } from "./webview-html";
+
+export const CHAT_VIEW_TYPE = "statefulChat.chat";
+
+export interface PanelDeps {
+  readonly context: vscode.ExtensionContext;
+  readonly registry: EngineRegistry;
+  readonly store: TranscriptStore;
+  readonly log: vscode.LogOutputChannel;
+  readonly lastTextEditor: () => vscode.TextEditor | undefined;
+  readonly onDidDispose: (panel: ChatPanel) => void;
+  readonly onDidChangeState: () => void;
+}
+
+type MutableEntry = { -readonly [K in keyof TranscriptEntry]: TranscriptEntry[K] };
+
+export class ChatPanel extends Disposable {
+  private entries: MutableEntry[] = [];
+  private createdAt = new Date().toISOString();
+  private lease: EngineLease | undefined;
+  private sessionPromise: Promise<ChatSession> | undefined;
+  private session: ChatSession | undefined;
+  private model: ModelView | undefined;
+  private outstanding = 0;
+  private lastStats: TurnStats | undefined;
+
+  private constructor(
+    readonly id: string,
+    readonly panel: vscode.WebviewPanel,
+    private readonly deps: PanelDeps,
+  ) {
+    super();
+    panel.webview.options = webviewOptions(deps.context.extensionUri);
+    panel.webview.html = renderWebviewHtml(panel.webview, deps.context.extensionUri);
+    this.own(panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
+    this.own(panel.onDidChangeViewState(() => deps.onDidChangeState()));
+    this.own(panel.onDidDispose(() => this.dispose()));
+  }
+
+  static create(deps: PanelDeps): ChatPanel {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, "Stateful Chat", vscode.ViewColumn.Active, {
+      ...webviewOptions(deps.context.extensionUri),
+    });
+    const chat = new ChatPanel(randomUUID(), panel, deps);
+    void chat.ensureSession().catch(() => undefined);
+    return chat;
+  }
+
+  static async revive(panel: vscode.WebviewPanel, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
+    const saved = seed ?? (id ? await deps.store.load(id) : undefined);
+    const chat = new ChatPanel(seed ? randomUUID() : (id ?? randomUUID()), panel, deps);
+    if (saved) {
+      chat.entries = saved.entries.map((e) => ({ ...e, status: e.status === "streaming" ? "stopped" : e.status }));
+      chat.createdAt = saved.createdAt;
+      panel.title = titleOf(chat.entries);
+    }
+    void chat.ensureSession().catch(() => undefined);
+    return chat;
+  }
+
+  get active(): boolean {
+    return this.panel.active;
+  }
+
+  get busy(): boolean {
+    return this.outstanding > 0;
+  }
+
+  get transcript(): readonly TranscriptEntry[] {
+    return this.entries;
+  }
+
+  get stats(): { position: number; capacity: number; ledgerLength: number; lastTurn?: TurnStats; model?: ModelView } {
+    return {
+      position: this.session?.position ?? 0,
+      capacity: this.session?.capacity ?? 0,
+      ledgerLength: this.session?.ledger.length ?? 0,
+      lastTurn: this.lastStats,
+      model: this.model,
+    };
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  /** Sends a message as if typed in the panel; resolves with the turn's stats (for commands and tests). */
+  async send(text: string): Promise<TurnStats | undefined> {
+    if (text.length > MAX_MESSAGE_CHARS) {
+      this.banner("error", `The message is ${text.length.toLocaleString()} characters; the limit is ${MAX_MESSAGE_CHARS.toLocaleString()}.`);
+      return undefined;
+    }
+    const user = this.addEntry({ role: "user", text, status: "complete" });
+    this.setBusy(+1);
+    try {
+      const session = await this.ensureSession();
+      let reply: MutableEntry | undefined;
+      const stats = await session.send(
+        { text },
+        {
+          onStart: () => {
+            reply = this.addEntry({ role: "assistant", text: "", status: "streaming" });
+          },
+          onText: (chunk) => {
+            if (!reply) return;
+            reply.text += chunk;
+            if (this.panel.visible) this.post({ type: "tokens", id: reply.id, text: chunk });
+          },
+          onOverflow: (event) => this.noteOverflow(event),
+        },
+      );
+      this.lastStats = stats;
+      if (reply) this.finishEntry(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
+      return stats;
+    } catch (error) {
+      this.failTurn(user, error);
+      return undefined;
+    } finally {
+      this.setBusy(-1);
+      this.save();
+    }
+  }
+
+  stop(): void {
+    this.session?.stop();
+  }
+
+  async reset(): Promise<void> {
+    await this.deps.store.archive(this.snapshot()).catch((e: unknown) => this.deps.log.warn(`archive failed: ${String(e)}`));
+    this.entries = [];
+    this.post({ type: "cleared" });
+    this.panel.title = "Stateful Chat";
+    this.save();
+    if (this.session) await this.session.reset();
+  }
+
+  private async ensureSession(): Promise<ChatSession> {
+    this.sessionPromise ??= this.openSession().catch((error: unknown) => {
+      this.sessionPromise = undefined;
+      throw error;
+    });
+    return this.sessionPromise;
+  }
+
+  private async openSession(): Promise<ChatSession> {
+    const settings = readSettings();
+    this.post({ type: "model", state: "loading" });
+    try {
+      const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
+      const lease = await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context));
+      if (this.isDisposed) {
+        lease.release();
+        throw new DisposedError("Chat panel");
+      }
+      this.lease = lease;
+      const session = await ChatSession.create(lease.loaded.engine, { turn: settings.turn });
+      const messages = conversationOf(this.entries);
+      if (messages.length > 0) await session.restore(messages);
+      this.session = session;
+      const info = lease.loaded.engine.info;
+      this.model = { name: info.modelName, backend: info.backend, capacity: session.capacity, details: info.details, notice: lease.loaded.notice };
+      this.post({ type: "model", state: "ready", model: this.model });
+      if (lease.loaded.notice) this.banner("warning", lease.loaded.notice);
+      return session;
+    } catch (error) {
+      const typed = toStatefulChatError(error);
+      if (typed.code !== "disposed") {
+        this.post({ type: "model", state: "error", message: typed.message });
+        this.banner("error", typed.message, actionsFor(typed));
+      }
+      throw typed;
+    }
+  }
+
+  private onMessage(raw: unknown): void {
+    const message = parseWebviewMessage(raw);
+    if (!message) {
+      this.deps.log.warn(`Ignored a malformed message from the chat webview: ${safePreview(raw)}`);
+      return;
+    }
+    void this.handle(message).catch((error: unknown) => this.deps.log.error(`Handling ${message.type} failed: ${String(error)}`));
+  }
+
+  private async handle(message: WebviewToHost): Promise<void> {
+    switch (message.type) {
+      case "ready":
+        this.post({ type: "init", transcript: this.entries, busy: this.busy, model: this.model, panelId: this.id });
+        return;
+      case "send":
+        await this.send(message.text);
+        return;
+      case "stop":
+        this.stop();
+        return;
+      case "reset":
+        await this.reset();
+        return;
+      case "copyCode":
+        await vscode.env.clipboard.writeText(message.code);
+        return;
+      case "insertCode":
+        await this.insertAtCursor(message.code);
+        return;
+      case "runCommand":
+        await vscode.commands.executeCommand(message.command);
+        return;
+    }
+  }
+
+  private async insertAtCursor(code: string): Promise<void> {
+    const editor = this.deps.lastTextEditor();
+    if (!editor) {
+      void vscode.window.showInformationMessage("Open a text editor to insert the code into.");
+      return;
+    }
+    await editor.edit((edit) => {
+      for (const selection of editor.selections) edit.replace(selection, code);
+    });
+  }
+
+  private addEntry(entry: Omit<MutableEntry, "id">): MutableEntry {
+    const full: MutableEntry = { id: randomUUID(), ...entry };
+    this.entries.push(full);
+    if (full.role === "user" && this.entries.filter((e) => e.role === "user").length === 1) {
+      this.panel.title = titleOf(this.entries);
+    }
+    this.post({ type: "entry", entry: full });
+    this.save();
+    return full;
+  }
+
+  private finishEntry(entry: MutableEntry, status: EntryStatus, stats?: TurnStatsView): void {
+    entry.status = status;
+    if (stats) entry.stats = stats;
+    this.post({ type: "entryDone", id: entry.id, status, text: entry.text, stats });
+  }
+
+  private failTurn(user: MutableEntry, error: unknown): void {
+    const typed = toStatefulChatError(error);
+    const streaming = this.entries.find((e) => e.status === "streaming");
+    if (typed instanceof CancelledError || typed.code === "cancelled") {
+      // Stopped before the reply began: the model never read the message.
+      if (streaming && !streaming.text) this.removeEntry(streaming);
+      this.finishEntry(user, "not-sent");
+      return;
+    }
+    if (typed.code === "disposed") return;
+    if (streaming) this.finishEntry(streaming, "error");
+    if (["empty_message", "message_too_large", "model_not_found", "model_invalid", "backend_unavailable", "template_not_append_only", "model_load_failed"].includes(typed.code)) {
+      this.finishEntry(user, "not-sent");
+    }
+    this.banner("error", typed.message, actionsFor(typed));
+  }
+
+  private removeEntry(entry: MutableEntry): void {
+    this.entries = this.entries.filter((e) => e !== entry);
+    this.post({ type: "init", transcript: this.entries, busy: this.busy, model: this.model, panelId: this.id });
+  }
+
+  private noteOverflow(event: OverflowEvent): void {
+    const how = event.strategy === "summarize" ? "summarized" : "truncated";
+    this.addEntry({
+      role: "notice",
+      text: `Conversation ${how} to fit the context: freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter}).`,
+      status: "complete",
+    });
+  }
+
+  private banner(level: "error" | "warning" | "info", message: string, actions: readonly BannerAction[] = []): void {
+    this.post({ type: "banner", level, message, actions });
+  }
+
+  private setBusy(delta: number): void {
+    this.outstanding += delta;
+    this.post({ type: "busy", busy: this.outstanding > 0, queued: Math.max(0, this.outstanding - 1) });
+    this.deps.onDidChangeState();
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.isDisposed) return;
+    void this.panel.webview.postMessage(message).then(undefined, () => undefined);
+  }
+
+  private snapshot(): SavedTranscript {
+    return {
+      version: 1,
+      id: this.id,
+      title: titleOf(this.entries),
+      createdAt: this.createdAt,
+      updatedAt: new Date().toISOString(),
+      modelPath: this.model?.name,
+      entries: this.entries.map((e) => ({ ...e })),
+    };
+  }
+
+  private save(): void {
+    void this.deps.store.save(this.snapshot()).catch((e: unknown) => this.deps.log.error(`Saving the transcript failed: ${String(e)}`));
+  }
+
+  protected override onDispose(): void {
+    this.save();
+    void this.deps.store.archive(this.snapshot()).catch(() => undefined);
+    const session = this.session;
+    const lease = this.lease;
+    void (async () => {
+      await session?.dispose();
+      lease?.release();
+    })();
+    this.deps.onDidDispose(this);
+  }
+}
+
+function statsView(stats: TurnStats): TurnStatsView {
+  return {
+    prefilled: stats.prefilled,
+    cached: stats.cached,
+    position: stats.position,
+    capacity: stats.capacity,
+    ttftMs: stats.ttftMs,
+    decodeTokensPerSec: stats.decodeTokensPerSec,
+    replyTokens: stats.replyTokens,
+    restored: stats.restored,
+  };
+}
+
+/** The messages the model saw, rebuilt from the transcript (user turns that got a reply). */
+export function conversationOf(entries: readonly TranscriptEntry[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const user = entries[i];
+    if (user.role !== "user" || user.status === "not-sent") continue;
+    const reply = entries.slice(i + 1).find((e) => e.role !== "notice");
+    if (reply?.role === "assistant" && (reply.status === "complete" || reply.status === "stopped")) {
+      messages.push({ role: "user", content: user.text.trim() }, { role: "assistant", content: reply.text });
+    }
+  }
+  return messages;
+}
+
+function actionsFor(error: StatefulChatError): BannerAction[] {
+  switch (error.code) {
+    case "model_not_found":
+    case "model_invalid":
+    case "model_load_failed":
+    case "backend_unavailable":
+      return [
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+        { label: "Download Model…", command: "statefulChat.downloadModel" },
+      ];
+    case "template_not_append_only":
+      return [
+        { label: "Reset Conversation", command: "statefulChat.resetConversation" },
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+      ];
+    case "message_too_large":
+    case "capacity_exceeded":
+      return [{ label: "Settings", command: "statefulChat.openSettings" }];
+    default:
+      return [];
+  }
+}
+
+function safePreview(raw: unknown): string {
+  try {
+    return JSON.stringify(raw).slice(0, 200);
+  } catch {
+    return String(raw).slice(0, 200);
+  }
+}

@@ -1,0 +1,91 @@
+// Select Model… (local files) and Download Model… (recommended models, with progress).
+
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import { MODEL_CATALOG } from "../models/catalog";
+import { downloadCatalogModel } from "../models/hub-download";
+import { defaultModelCandidates, modelsFolder } from "./model-location";
+import { writeModelPath } from "./settings";
+
+const MODEL_PATTERN = /\.(gguf|mlpackage|mlmodelc)$/i;
+
+function localModels(context: vscode.ExtensionContext): string[] {
+  const found = new Set<string>(defaultModelCandidates(context).filter((p) => existsSync(p)));
+  for (const dir of [modelsFolder(context), join(context.extensionPath, ".cache", "models")]) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (MODEL_PATTERN.test(name)) found.add(path);
+      else if (statSync(path).isDirectory() && readdirSync(path).some((n) => /\.(mlpackage|mlmodelc)$/i.test(n))) found.add(path);
+    }
+  }
+  return [...found];
+}
+
+async function useModel(path: string): Promise<void> {
+  await writeModelPath(path);
+  void vscode.window.showInformationMessage(
+    `Stateful Chat will use ${path.split(/[\\/]/).pop()}. New chats use it now; existing chats switch after Reset Conversation.`,
+  );
+}
+
+export function registerModelCommands(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("statefulChat.selectModel", async () => {
+      const workspaceFiles = await vscode.workspace.findFiles("**/*.gguf", "**/node_modules/**", 50);
+      const paths = [...new Set([...localModels(context), ...workspaceFiles.map((u) => u.fsPath)])];
+      const browse = { label: "$(folder-opened) Browse…", path: "" };
+      const picked = await vscode.window.showQuickPick(
+        [...paths.map((path) => ({ label: path.split(/[\\/]/).pop() ?? path, description: path, path })), browse],
+        { placeHolder: "Select a model: a .gguf file (llama.cpp) or a stateful Core ML .mlpackage / .mlmodelc" },
+      );
+      if (!picked) return;
+      if (picked.path) return useModel(picked.path);
+      const chosen = await vscode.window.showOpenDialog({
+        canSelectFiles: true,
+        canSelectFolders: true,
+        canSelectMany: false,
+        openLabel: "Use Model",
+        filters: { Models: ["gguf", "mlpackage", "mlmodelc"] },
+      });
+      if (chosen?.[0]) await useModel(chosen[0].fsPath);
+    }),
+    vscode.commands.registerCommand("statefulChat.downloadModel", async () => {
+      const picked = await vscode.window.showQuickPick(
+        MODEL_CATALOG.map((entry) => ({
+          label: entry.label,
+          description: `${entry.backend === "coreml" ? "Core ML" : "GGUF"} · ~${Math.round(entry.approxBytes / 1e6)} MB`,
+          detail: entry.description,
+          entry,
+        })),
+        { placeHolder: "Download a recommended model" },
+      );
+      if (!picked) return;
+      try {
+        const path = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Downloading ${picked.entry.label}`, cancellable: true },
+          async (progress, token) => {
+            const controller = new AbortController();
+            token.onCancellationRequested(() => controller.abort());
+            let reported = 0;
+            return downloadCatalogModel(picked.entry, modelsFolder(context), {
+              signal: controller.signal,
+              onProgress: ({ receivedBytes, totalBytes, file }) => {
+                const total = totalBytes ?? picked.entry.approxBytes;
+                const percent = Math.min(100, (100 * receivedBytes) / total);
+                progress.report({ message: `${file}: ${Math.round(receivedBytes / 1e6)} / ${Math.round(total / 1e6)} MB`, increment: percent - reported });
+                reported = percent;
+              },
+            });
+          },
+        );
+        await useModel(path);
+      } catch (error) {
+        void vscode.window.showErrorMessage(
+          `Download failed: ${error instanceof Error ? error.message : String(error)} (run the command again to resume)`,
+        );
+      }
+    }),
+  );
+}

@@ -1,0 +1,39 @@
+// The only place that reads `statefulChat.*` settings; everything else gets plain options.
+
+import * as vscode from "vscode";
+import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import type { TurnOptions } from "../core/turn-runner";
+
+export interface ChatSettings {
+  readonly modelPath: string;
+  readonly backend: BackendChoice;
+  readonly computeUnits: ComputeUnitsChoice;
+  readonly threads?: number;
+  readonly contextSize: number;
+  readonly turn: TurnOptions;
+}
+
+export const SETTINGS_SECTION = "statefulChat";
+
+export function readSettings(): ChatSettings {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const threads = c.get<number>("threads", 0);
+  return {
+    modelPath: c.get<string>("modelPath", "").trim(),
+    backend: c.get<BackendChoice>("backend", "auto"),
+    computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "cpuAndNeuralEngine"),
+    threads: threads > 0 ? threads : undefined,
+    contextSize: c.get<number>("contextSize", 4096),
+    turn: {
+      maxTokens: c.get<number>("maxNewTokens", 512),
+      sampling: { temperature: c.get<number>("temperature", 0) },
+      strategy: "stateful",
+      overflow: c.get<"summarize" | "truncate">("overflowStrategy", "summarize"),
+      systemPrompt: c.get<string>("systemPrompt", ""),
+    },
+  };
+}
+
+export async function writeModelPath(path: string): Promise<void> {
+  await vscode.workspace.getConfiguration(SETTINGS_SECTION).update("modelPath", path, vscode.ConfigurationTarget.Global);
+}

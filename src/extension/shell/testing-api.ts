@@ -1,0 +1,48 @@
+// A small surface the integration tests (running in the real extension host) use to drive
+// panels and read session figures. It exposes only what a user can do from the UI.
+
+import type { TurnStats } from "../core/stats";
+import type { TranscriptEntry } from "../../webview/protocol";
+import type { EngineRegistry } from "./engine-registry";
+import type { PanelManager } from "./panel-manager";
+
+export interface TestingPanel {
+  readonly id: string;
+  readonly busy: boolean;
+  readonly position: number;
+  readonly ledgerLength: number;
+  readonly transcript: readonly TranscriptEntry[];
+  send(text: string): Promise<TurnStats | undefined>;
+  stop(): void;
+  reset(): Promise<void>;
+}
+
+export interface TestingApi {
+  panels(): TestingPanel[];
+  loadedEngines(): number;
+}
+
+export function createTestingApi(manager: PanelManager, registry: EngineRegistry): TestingApi {
+  return {
+    panels: () =>
+      manager.all.map((panel) => ({
+        id: panel.id,
+        get busy() {
+          return panel.busy;
+        },
+        get position() {
+          return panel.stats.position;
+        },
+        get ledgerLength() {
+          return panel.stats.ledgerLength;
+        },
+        get transcript() {
+          return panel.transcript;
+        },
+        send: (text: string) => panel.send(text),
+        stop: () => panel.stop(),
+        reset: () => panel.reset(),
+      })),
+    loadedEngines: () => registry.loadedCount,
+  };
+}
