@@ -1,0 +1,23 @@
+// Context chips under a user message: what workspace context was attached to it (or
+// removed / skipped), so the user can see what the model was actually told.
+import { el, icon } from "./dom";
+import type { ContextChip } from "./protocol";
+
+const CHIP_ICONS: Record<ContextChip["kind"], string> = {
+  file: "file",
+  selection: "selection",
+  diagnostics: "warning",
+  diff: "diff",
+  removed: "close",
+  skipped: "circle-slash",
+};
+
+export function renderChips(chips: readonly ContextChip[]): HTMLElement {
+  const list = el("ul", { class: "chips", "aria-label": "Attached context" });
+  for (const chip of chips) {
+    const item = el("li", { class: `chip chip-${chip.kind}`, title: chip.detail ? `${chip.label}\n${chip.detail}` : chip.label });
+    item.append(icon(CHIP_ICONS[chip.kind] ?? "file"), el("span", { class: "chip-label" }, chip.label));
+    list.append(item);
+  }
+  return list;
+}

@@ -1,0 +1,43 @@
+// parseHostMessage checks the fields every message needs, but not the optional nested
+// ones (stats, chips, model, banner actions). These guards drop malformed nested parts so
+// a bad field degrades one detail of the UI instead of throwing mid-render.
+import type { ContextChip, ModelView, TranscriptEntry, TurnStatsView } from "./protocol";
+
+const STAT_NUMBERS = ["prefilled", "cached", "position", "capacity", "ttftMs", "decodeTokensPerSec", "replyTokens"] as const;
+const CHIP_KINDS: readonly string[] = ["file", "selection", "diagnostics", "diff", "removed", "skipped"];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+export function validStats(value: unknown): TurnStatsView | undefined {
+  if (!isRecord(value)) return undefined;
+  for (const key of STAT_NUMBERS) if (typeof value[key] !== "number" || !Number.isFinite(value[key])) return undefined;
+  return { ...(value as unknown as TurnStatsView), restored: value.restored === true };
+}
+
+function isChip(value: unknown): value is ContextChip {
+  return isRecord(value) && typeof value.label === "string" && CHIP_KINDS.includes(value.kind as string) && (value.detail === undefined || typeof value.detail === "string");
+}
+
+export function validChips(value: unknown): readonly ContextChip[] | undefined {
+  return Array.isArray(value) ? value.filter(isChip) : undefined;
+}
+
+export function validModel(value: unknown): ModelView | undefined {
+  if (!isRecord(value) || typeof value.name !== "string" || typeof value.backend !== "string") return undefined;
+  return {
+    name: value.name,
+    backend: value.backend,
+    capacity: typeof value.capacity === "number" ? value.capacity : 0,
+    details: typeof value.details === "string" ? value.details : "",
+    ...(typeof value.notice === "string" ? { notice: value.notice } : {}),
+  };
+}
+
+/** The entry with its optional parts checked (required parts were checked by parseHostMessage). */
+export function cleanEntry(entry: TranscriptEntry): TranscriptEntry {
+  const stats = validStats(entry.stats);
+  const chips = validChips(entry.chips);
+  return { id: entry.id, role: entry.role, text: entry.text, status: entry.status, ...(stats ? { stats } : {}), ...(chips ? { chips } : {}) };
+}

@@ -1,0 +1,124 @@
+// One transcript entry in the DOM. Assistant text is markdown (rendered incrementally while
+// streaming); user text and notices are shown verbatim, as typed or as sent by the host.
+import { renderChips } from "./chips";
+import { el, icon } from "./dom";
+import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol";
+import { statsTooltip, statusLine } from "./stats-line";
+import { renderComplete, StreamingMarkdown } from "./streaming-markdown";
+
+const AUTHORS = { user: { name: "You", icon: "account" }, assistant: { name: "Stateful Chat", icon: "sparkle" } } as const;
+
+export class EntryView {
+  readonly element: HTMLElement;
+  private entry: TranscriptEntry;
+  private text: string;
+  private dirty = false;
+  private readonly body: HTMLElement;
+  private readonly footer: HTMLElement;
+  private streaming: StreamingMarkdown | undefined;
+  private showsProgress = false;
+
+  constructor(entry: TranscriptEntry) {
+    this.entry = entry;
+    this.text = entry.text;
+    this.body = el("div", { class: "entry-body" });
+    this.footer = el("div", { class: "entry-footer" });
+    this.element = el("div", { class: "entry", "data-testid": "entry" });
+    if (entry.role !== "notice") this.element.append(header(entry.role));
+    this.element.append(this.body, this.footer);
+    this.render();
+  }
+
+  get id(): string {
+    return this.entry.id;
+  }
+
+  get isStreaming(): boolean {
+    return this.entry.status === "streaming";
+  }
+
+  /** Queues streamed text; the DOM catches up in renderPending (once per frame). */
+  appendTokens(text: string): void {
+    this.text += text;
+    this.dirty = true;
+  }
+
+  /** Renders queued tokens; returns whether anything was rendered. */
+  renderPending(): boolean {
+    if (!this.dirty) return false;
+    this.dirty = false;
+    if (this.streaming) this.streaming.update(this.text);
+    else this.renderBody();
+    // The "Thinking…" hint goes away with the first visible token.
+    if (this.showsProgress && this.text !== "") this.renderFooter();
+    return true;
+  }
+
+  /** The host's word is final: its text replaces whatever was streamed. */
+  finish(status: EntryStatus, text: string, stats: TurnStatsView | undefined): void {
+    this.replace({ ...this.entry, status, text, ...(stats ? { stats } : {}) });
+  }
+
+  replace(entry: TranscriptEntry): void {
+    this.entry = entry;
+    this.text = entry.text;
+    this.dirty = false;
+    this.render();
+  }
+
+  private render(): void {
+    const { role, status } = this.entry;
+    this.element.setAttribute("data-role", role);
+    this.element.setAttribute("data-status", status);
+    this.element.className = `entry entry-${role} status-${status}`;
+    // Screen readers hear the reply once it is complete, not token by token.
+    if (status === "streaming") this.element.setAttribute("aria-busy", "true");
+    else this.element.removeAttribute("aria-busy");
+    this.streaming = role === "assistant" && status === "streaming" ? new StreamingMarkdown(this.body) : undefined;
+    this.renderBody();
+    this.renderFooter();
+  }
+
+  private renderBody(): void {
+    if (this.streaming) {
+      this.streaming.update(this.text);
+    } else if (this.entry.role === "assistant" && this.entry.status !== "error") {
+      this.body.classList.add("markdown");
+      renderComplete(this.body, this.text);
+    } else {
+      this.body.classList.remove("markdown");
+      const children: (Node | string)[] = [];
+      if (this.entry.role === "notice") children.push(icon("info", "notice-icon"));
+      if (this.entry.status === "error") children.push(icon("error", "error-icon"));
+      children.push(el("span", { class: "plain-text" }, this.text));
+      this.body.replaceChildren(...children);
+    }
+    if (this.streaming) this.body.classList.add("markdown");
+  }
+
+  private renderFooter(): void {
+    const { role, status, stats, chips } = this.entry;
+    const parts: Node[] = [];
+    if (role === "user" && chips && chips.length > 0) parts.push(renderChips(chips));
+    if (role === "user" && status === "not-sent") {
+      parts.push(el("div", { class: "entry-note" }, icon("circle-slash"), " Not sent: the model never read this message."));
+    }
+    this.showsProgress = role === "assistant" && status === "streaming" && this.text === "";
+    if (this.showsProgress) {
+      parts.push(el("div", { class: "entry-progress" }, icon("loading", "codicon-modifier-spin"), " Thinking…"));
+    }
+    const line = role === "assistant" ? statusLine(status, stats) : "";
+    if (line) {
+      const statsEl = el("div", { class: "entry-stats", "data-testid": "stats", title: stats ? statsTooltip(stats) : undefined });
+      statsEl.append(icon(status === "stopped" && !stats ? "debug-stop" : "dashboard"), el("span", {}, line));
+      parts.push(statsEl);
+    }
+    this.footer.replaceChildren(...parts);
+    this.footer.hidden = parts.length === 0;
+  }
+}
+
+function header(role: "user" | "assistant"): HTMLElement {
+  const author = AUTHORS[role];
+  return el("div", { class: "entry-header" }, el("span", { class: "avatar" }, icon(author.icon)), el("span", { class: "author" }, author.name));
+}

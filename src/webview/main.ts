@@ -1,0 +1,90 @@
+// Wires the chat webview together: host messages in, UI events out. Each part lives in its
+// own module; this file only connects them.
+import "./styles/chat.css";
+import "./styles/markdown.css";
+import "./styles/highlight.css";
+import { BannerArea } from "./banner";
+import { handleCodeBlockClicks } from "./code-blocks";
+import { Composer } from "./composer";
+import { el } from "./dom";
+import { cleanEntry, validModel, validStats } from "./entry-guards";
+import { HostChannel } from "./host-channel";
+import { handleLinkClicks } from "./links";
+import { ModelStatus } from "./model-status";
+import type { HostToWebview } from "./protocol";
+import { TranscriptView, type RenderCounters } from "./transcript-view";
+import { ViewStateStore, type ViewState } from "./view-state";
+
+declare global {
+  interface Window {
+    /** Read by test/webview: how often streamed text was rendered versus received. */
+    statefulChatTestHooks?: { readonly counters: RenderCounters };
+  }
+}
+
+function start(app: HTMLElement): void {
+  const channel = new HostChannel<ViewState>();
+  const post = channel.post.bind(channel);
+  const viewState = new ViewStateStore(channel);
+
+  const modelStatus = new ModelStatus();
+  const banners = new BannerArea(post);
+  const transcript = new TranscriptView((scrollTop, atBottom) => viewState.update({ scrollTop, atBottom }));
+  const composer = new Composer(post, (draft) => viewState.update({ draft }), viewState.current.draft);
+  handleCodeBlockClicks(transcript.element, post);
+  handleLinkClicks(app);
+  window.statefulChatTestHooks = { counters: transcript.counters };
+
+  app.replaceChildren(el("div", { class: "chat" }, el("header", { class: "chat-header" }, modelStatus.element), banners.element, transcript.element, composer.element));
+
+  let restoredScroll = false;
+  channel.listen((message: HostToWebview) => {
+    switch (message.type) {
+      case "init":
+        transcript.reset(message.transcript.map(cleanEntry));
+        composer.setBusy(message.busy, 0);
+        modelStatus.show({ state: "ready", model: validModel(message.model) });
+        // The first init after a (re)load restores where the user was; later ones follow the bottom.
+        if (!restoredScroll) transcript.restoreScroll(viewState.current.scrollTop, viewState.current.atBottom);
+        else transcript.scrollToBottom();
+        restoredScroll = true;
+        return;
+      case "model":
+        if (message.state === "loading") modelStatus.show({ state: "loading" });
+        else if (message.state === "error") modelStatus.show({ state: "error", message: typeof message.message === "string" ? message.message : "The model failed to load." });
+        else modelStatus.show({ state: "ready", model: validModel(message.model) });
+        return;
+      case "entry":
+        transcript.upsert(cleanEntry(message.entry));
+        return;
+      case "tokens":
+        transcript.appendTokens(message.id, message.text);
+        return;
+      case "entryDone":
+        transcript.finish(message.id, message.status, message.text, validStats(message.stats));
+        return;
+      case "busy":
+        composer.setBusy(message.busy, message.queued);
+        return;
+      case "banner":
+        banners.show(message.level, message.message, message.actions);
+        return;
+      case "cleared":
+        transcript.reset([]);
+        return;
+      default:
+        assertNever(message);
+    }
+  });
+
+  post({ type: "ready" });
+  composer.focus();
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled host message ${JSON.stringify(value)}`);
+}
+
+const app = document.getElementById("app");
+if (app) start(app);
+else console.error("Stateful Chat: #app element missing");

@@ -1,0 +1,43 @@
+// The one-line status under an assistant reply: how much of the prompt the KV cache
+// already held versus what had to be prefilled, and how fast the reply came.
+import type { EntryStatus, TurnStatsView } from "./protocol";
+
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+
+export function formatStats(stats: TurnStatsView): string {
+  const parts = [
+    `${integer.format(stats.cached)} cached`,
+    `${integer.format(stats.prefilled)} new`,
+    `first token ${integer.format(stats.ttftMs)} ms`,
+    `${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
+    `context ${contextPercent(stats)}%`,
+  ];
+  if (stats.restored) parts.push("restored");
+  return parts.join(" · ");
+}
+
+function contextPercent(stats: TurnStatsView): number {
+  if (!(stats.capacity > 0)) return 0;
+  return Math.min(100, Math.round((stats.position / stats.capacity) * 100));
+}
+
+/** The full line for an entry, or "" when there is nothing to say. */
+export function statusLine(status: EntryStatus, stats: TurnStatsView | undefined): string {
+  const parts: string[] = [];
+  if (stats) parts.push(formatStats(stats));
+  if (status === "stopped") parts.push("stopped");
+  return parts.join(" · ");
+}
+
+/** Tooltip with the raw numbers, for when the short line is not enough. */
+export function statsTooltip(stats: TurnStatsView): string {
+  return [
+    `Reused from the KV cache: ${stats.cached} tokens`,
+    `Prefilled this turn: ${stats.prefilled} tokens`,
+    `Time to first token: ${stats.ttftMs} ms`,
+    `Reply: ${stats.replyTokens} tokens at ${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
+    `Context: ${stats.position} / ${stats.capacity} tokens`,
+    ...(stats.restored ? ["State restored from disk"] : []),
+  ].join("\n");
+}
