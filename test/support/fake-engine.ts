@@ -1,0 +1,125 @@
+// Test double of the engine boundary for no-model unit tests: a deterministic "model" whose
+// next token is a hash of the whole cached sequence, so any cache/ledger mismatch changes
+// its output. Tokens are bytes of UTF-8 text (ids 0..255), EOS is 256.
+
+import type { Engine, KvState, SamplingOptions, Tokenizer } from "../../src/extension/core/engine";
+import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
+
+export const EOS = 256;
+const EOS_TEXT = "<eos>";
+
+export class ByteTokenizer implements Tokenizer {
+  readonly eosText = EOS_TEXT;
+  encode(text: string, options: { readonly specials: boolean }): number[] {
+    const out: number[] = [];
+    const parts = options.specials ? text.split(EOS_TEXT) : [text];
+    parts.forEach((part, i) => {
+      if (i > 0) out.push(EOS);
+      out.push(...new TextEncoder().encode(part));
+    });
+    return out;
+  }
+  decode(tokens: readonly number[]): string {
+    let text = "";
+    let bytes: number[] = [];
+    const flush = () => {
+      text += new TextDecoder().decode(new Uint8Array(bytes));
+      bytes = [];
+    };
+    for (const t of tokens) {
+      if (t === EOS) {
+        flush();
+        text += EOS_TEXT;
+      } else bytes.push(t);
+    }
+    flush();
+    return text;
+  }
+  isEndOfGeneration(token: number): boolean {
+    return token === EOS;
+  }
+}
+
+export class HashState implements KvState {
+  readonly cache: number[] = [];
+  busy = false;
+  disposed = false;
+  evaluated = 0;
+  /** Called before each evaluate; lets tests block or fail a call. */
+  beforeEvaluate: ((tokens: readonly number[]) => Promise<void> | void) | undefined;
+
+  constructor(
+    readonly capacity: number,
+    private readonly replyLength: number,
+  ) {}
+
+  get length(): number {
+    return this.cache.length;
+  }
+
+  async evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+    if (this.disposed) throw new DisposedError("state");
+    if (this.busy) throw new ConcurrentAccessError();
+    if (this.cache.length + tokens.length > this.capacity) throw new CapacityError(this.cache.length, tokens.length, this.capacity);
+    this.busy = true;
+    try {
+      await this.beforeEvaluate?.(tokens);
+      await new Promise((r) => setImmediate(r));
+      this.cache.push(...tokens);
+      this.evaluated += tokens.length;
+      if (!sample) return undefined;
+      return nextToken(this.cache, this.replyLength);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async truncate(length: number): Promise<void> {
+    this.cache.length = Math.min(this.cache.length, length);
+  }
+
+  async reset(): Promise<void> {
+    this.cache.length = 0;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+  }
+}
+
+/** Letters derived from a hash of the sequence; EOS after `replyLength` letters since the last newline-free run. */
+export function nextToken(sequence: readonly number[], replyLength: number): number {
+  let hash = 2166136261;
+  for (const t of sequence) hash = Math.imul(hash ^ t, 16777619) >>> 0;
+  let run = 0;
+  for (let i = sequence.length - 1; i >= 0 && sequence[i] >= 97 && sequence[i] <= 122; i--) run++;
+  if (run >= replyLength) return EOS;
+  return 97 + (hash % 26);
+}
+
+export const CHATML_TEMPLATE =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<eos>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+export class FakeEngine implements Engine {
+  readonly tokenizer = new ByteTokenizer();
+  readonly chatTemplate: string;
+  readonly states: HashState[] = [];
+  readonly info;
+
+  constructor(
+    private readonly capacity = 4096,
+    private readonly replyLength = 12,
+    template = CHATML_TEMPLATE,
+  ) {
+    this.chatTemplate = template;
+    this.info = { backend: "llamacpp" as const, modelPath: "fake", modelName: "fake", capacity, details: "test double" };
+  }
+
+  async createState(): Promise<HashState> {
+    const state = new HashState(this.capacity, this.replyLength);
+    this.states.push(state);
+    return state;
+  }
+
+  async dispose(): Promise<void> {}
+}

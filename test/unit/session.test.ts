@@ -1,0 +1,139 @@
+// Session / ChatSession behaviour on the engine test double (fast, no model): cancel within
+// one chunk, exact rollback, capacity guard, overflow and reset.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ChatSession } from "../../src/extension/core/chat-session";
+import { CancelledError, CapacityError, EmptyMessageError, MessageTooLargeError } from "../../src/extension/core/errors";
+import { Session } from "../../src/extension/core/session";
+import { ByteTokenizer, FakeEngine, HashState, nextToken } from "../support/fake-engine";
+
+describe("Session on the engine test double", () => {
+  it("cancel during prefill stops within one chunk and rolls back exactly", async () => {
+    const state = new HashState(4096, 10);
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill(new Array(10).fill(97));
+    const controller = new AbortController();
+    let calls = 0;
+    state.beforeEvaluate = () => {
+      calls++;
+      if (calls === 2) controller.abort();
+    };
+    await assert.rejects(session.prefill(new Array(200).fill(98), controller.signal), CancelledError);
+    assert.equal(calls, 2, "no chunk started after the abort");
+    assert.equal(session.position, 10);
+    assert.equal(state.length, session.evaluated);
+    assert.deepEqual(state.cache, new Array(state.length).fill(97));
+  });
+
+  it("stop during generation ends within one token and the ledger holds what was computed", async () => {
+    const state = new HashState(4096, 1000);
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill([1, 2, 3]);
+    const controller = new AbortController();
+    const got: number[] = [];
+    for await (const token of session.generate({ maxTokens: 100, sampling: { temperature: 0 } }, controller.signal)) {
+      got.push(token);
+      if (got.length === 5) controller.abort();
+    }
+    assert.equal(got.length, 5);
+    assert.equal(session.lastStopReason, "cancelled");
+    assert.deepEqual([...session.tokens], [1, 2, 3, ...got]);
+    assert.deepEqual(state.cache, [1, 2, 3, ...got], "cache == ledger");
+  });
+
+  it("generated tokens follow the cache exactly (ledger == cache)", async () => {
+    const state = new HashState(4096, 8);
+    const session = new Session(state, new ByteTokenizer(), 4);
+    await session.prefill([5, 6, 7, 8, 9]);
+    const out: number[] = [];
+    for await (const t of session.generate({ maxTokens: 50, sampling: { temperature: 0 } })) out.push(t);
+    const expected: number[] = [];
+    const seq = [5, 6, 7, 8, 9];
+    for (;;) {
+      const next = nextToken(seq, 8);
+      if (next === 256) break;
+      expected.push(next);
+      seq.push(next);
+    }
+    assert.deepEqual(out, expected);
+    assert.deepEqual(state.cache, seq);
+  });
+
+  it("refuses a write past capacity before calling the engine", async () => {
+    const state = new HashState(64, 8);
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill(new Array(60).fill(97));
+    const before = state.evaluated;
+    await assert.rejects(session.prefill(new Array(5).fill(97)), CapacityError);
+    assert.equal(state.evaluated, before);
+    assert.equal(session.position, 60);
+  });
+});
+
+describe("ChatSession on the engine test double", () => {
+  it("turn 2 prefills only its new tokens", async () => {
+    const engine = new FakeEngine(4096, 6);
+    const chat = await ChatSession.create(engine, { turn: { systemPrompt: "be brief" } });
+    const t1 = await chat.send({ text: "hello" });
+    const t2 = await chat.send({ text: "again" });
+    assert.equal(t1.cached, 0);
+    assert.equal(t2.cached, t1.position);
+    assert.equal(t2.prefilled, t2.position - t1.position - t2.replyTokens);
+    assert.equal(engine.states[0].evaluated, t2.position, "the backend evaluated each ledger token once");
+    await chat.dispose();
+  });
+
+  it("empty and oversized messages are typed errors and the conversation stays usable", async () => {
+    const engine = new FakeEngine(512, 6);
+    const chat = await ChatSession.create(engine, { turn: { maxTokens: 32 } });
+    await assert.rejects(chat.send({ text: "   " }), EmptyMessageError);
+    await assert.rejects(chat.send({ text: "x".repeat(2000) }), MessageTooLargeError);
+    const ok = await chat.send({ text: "still there?" });
+    assert.ok(ok.replyTokens > 0);
+    await chat.dispose();
+  });
+
+  it("summarize-and-reset keeps position under capacity over a long conversation", async () => {
+    const engine = new FakeEngine(512, 20);
+    const chat = await ChatSession.create(engine, { turn: { maxTokens: 40, systemPrompt: "s" } });
+    let overflows = 0;
+    for (let i = 0; i < 30; i++) {
+      const stats = await chat.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
+      assert.ok(stats.position <= stats.capacity);
+      assert.ok(engine.states[0].length <= 512);
+    }
+    assert.ok(overflows >= 2, `overflows: ${overflows}`);
+    await chat.dispose();
+  });
+
+  it("reset gives a fresh state: the next turn prefills like a first turn", async () => {
+    const engine = new FakeEngine(4096, 6);
+    const chat = await ChatSession.create(engine);
+    const first = await chat.send({ text: "hello" });
+    await chat.send({ text: "more" });
+    await chat.reset();
+    assert.equal(chat.position, 0);
+    const again = await chat.send({ text: "hello" });
+    assert.equal(again.prefilled, first.prefilled);
+    assert.equal(again.cached, 0);
+    assert.equal(again.reply, first.reply);
+    await chat.dispose();
+  });
+
+  it("a failed engine call leaves the conversation usable", async () => {
+    const engine = new FakeEngine(4096, 6);
+    const chat = await ChatSession.create(engine);
+    await chat.send({ text: "one" });
+    const ledger = [...chat.ledger];
+    engine.states[0].beforeEvaluate = () => {
+      throw new Error("device lost");
+    };
+    await assert.rejects(chat.send({ text: "two" }), /device lost/);
+    assert.deepEqual([...chat.ledger], ledger);
+    engine.states[0].beforeEvaluate = undefined;
+    const ok = await chat.send({ text: "two" });
+    assert.ok(ok.replyTokens > 0);
+    await chat.dispose();
+  });
+});
