@@ -23,7 +23,7 @@ export class EntryView {
     this.text = entry.text;
     this.body = el("div", { class: "entry-body" });
     this.footer = el("div", { class: "entry-footer" });
-    this.element = el("div", { class: "entry", "data-testid": "entry" });
+    this.element = el("div", { class: "entry", "data-testid": "entry", "data-entry-id": entry.id });
     if (entry.role !== "notice") this.element.append(header(entry.role));
     this.element.append(this.body, this.footer);
     this.render();
