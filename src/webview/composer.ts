@@ -1,4 +1,4 @@
-// The input row: Enter sends, Shift+Enter adds a newline, Escape stops a running reply.
+// The input box: Enter sends, Shift+Enter adds a newline, Escape stops a running reply.
 // Sending while busy is allowed on purpose: the host queues the message, and the queued
 // count from its "busy" messages tells the user so.
 import { el, iconButton } from "./dom";
@@ -22,14 +22,13 @@ export class Composer {
       class: "composer-input",
       "data-testid": "composer",
       rows: "1",
-      placeholder: "Ask a question (Enter to send, Shift+Enter for a new line)",
+      placeholder: "Ask about your code",
       "aria-label": "Message",
     });
     this.input.value = initialDraft;
     const send = iconButton("send", "Send (Enter)", "send");
     this.stopButton = iconButton("debug-stop", "Stop (Escape)", "stop");
     this.stopButton.classList.add("stop-button");
-    const reset = iconButton("clear-all", "Reset conversation", "reset");
     this.queued = el("span", { class: "queued", "aria-live": "polite" });
 
     this.input.addEventListener("keydown", (event) => this.onKeyDown(event));
@@ -39,13 +38,12 @@ export class Composer {
     });
     send.addEventListener("click", () => this.send());
     this.stopButton.addEventListener("click", () => this.post({ type: "stop" }));
-    reset.addEventListener("click", () => this.post({ type: "reset" }));
 
     this.element = el(
       "div",
       { class: "composer" },
       el("div", { class: "composer-box" }, this.input, el("div", { class: "composer-actions" }, this.stopButton, send)),
-      el("div", { class: "composer-footer" }, reset, this.queued),
+      el("div", { class: "composer-footer" }, this.queued, el("span", { class: "composer-hint" }, "Enter to send · Shift+Enter for a new line")),
     );
     this.setBusy(false, 0);
     requestAnimationFrame(() => this.autosize());

@@ -120,5 +120,6 @@ export class EntryView {
 
 function header(role: "user" | "assistant"): HTMLElement {
   const author = AUTHORS[role];
-  return el("div", { class: "entry-header" }, el("span", { class: "avatar" }, icon(author.icon)), el("span", { class: "author" }, author.name));
+  // The spinner shows only while the entry streams (CSS keys off the entry's status class).
+  return el("div", { class: "entry-header" }, el("span", { class: "avatar" }, icon(author.icon)), el("span", { class: "author" }, author.name), icon("loading", "codicon-modifier-spin streaming-spinner"));
 }

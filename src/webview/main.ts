@@ -6,7 +6,7 @@ import "./styles/highlight.css";
 import { BannerArea } from "./banner";
 import { handleCodeBlockClicks } from "./code-blocks";
 import { Composer } from "./composer";
-import { el } from "./dom";
+import { el, iconButton } from "./dom";
 import { cleanEntry, validModel, validStats } from "./entry-guards";
 import { HostChannel } from "./host-channel";
 import { handleLinkClicks } from "./links";
@@ -35,7 +35,10 @@ function start(app: HTMLElement): void {
   handleLinkClicks(app);
   window.statefulChatTestHooks = { counters: transcript.counters };
 
-  app.replaceChildren(el("div", { class: "chat" }, el("header", { class: "chat-header" }, modelStatus.element), banners.element, transcript.element, composer.element));
+  const reset = iconButton("clear-all", "Reset conversation", "reset");
+  reset.addEventListener("click", () => post({ type: "reset" }));
+  const header = el("header", { class: "chat-header" }, modelStatus.element, el("div", { class: "chat-toolbar" }, reset));
+  app.replaceChildren(el("div", { class: "chat" }, header, banners.element, transcript.element, composer.element));
 
   let restoredScroll = false;
   channel.listen((message: HostToWebview) => {
