@@ -105,7 +105,8 @@ export class EntryView {
     }
     this.showsProgress = role === "assistant" && status === "streaming" && this.text === "";
     if (this.showsProgress) {
-      parts.push(el("div", { class: "entry-progress" }, icon("loading", "codicon-modifier-spin"), " Thinking…"));
+      // The header already spins; this only says why the body is empty.
+      parts.push(el("div", { class: "entry-progress" }, "Thinking…"));
     }
     const line = role === "assistant" ? statusLine(status, stats) : "";
     if (line) {

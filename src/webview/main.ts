@@ -29,7 +29,13 @@ function start(app: HTMLElement): void {
 
   const modelStatus = new ModelStatus();
   const banners = new BannerArea(post);
-  const transcript = new TranscriptView((scrollTop, atBottom) => viewState.update({ scrollTop, atBottom }));
+  // setState crosses to the workbench on every call; scrolling (including auto-scroll while
+  // streaming) fires far more often than a saved position needs.
+  let scrollSave: ReturnType<typeof setTimeout> | undefined;
+  const transcript = new TranscriptView((scrollTop, atBottom) => {
+    clearTimeout(scrollSave);
+    scrollSave = setTimeout(() => viewState.update({ scrollTop, atBottom }), 250);
+  });
   const composer = new Composer(post, (draft) => viewState.update({ draft }), viewState.current.draft);
   handleCodeBlockClicks(transcript.element, post);
   handleLinkClicks(app);

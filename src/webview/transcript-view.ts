@@ -49,6 +49,8 @@ export class TranscriptView {
   }
 
   upsert(entry: TranscriptEntry): void {
+    // A message the user just sent brings them back to the bottom to watch the reply.
+    if (entry.role === "user" && !this.entries.has(entry.id)) this.stickToBottom = true;
     this.withScroll(() => {
       const existing = this.entries.get(entry.id);
       if (existing) {

@@ -143,4 +143,22 @@ describe("webview host messages", () => {
     await chat.page.getByTestId("composer").press("Enter");
     assert.deepEqual((await chat.posted()).filter((m) => m.type === "send"), [{ type: "send", text: "works" }]);
   });
+
+  it("is accessible: a polite log, busy while streaming, every button named", async () => {
+    await chat.push(
+      init([
+        { id: "u1", role: "user", text: "hi", status: "complete" },
+        { id: "a1", role: "assistant", text: "```js\nx()\n```", status: "streaming" },
+      ], true),
+      { type: "banner", level: "error", message: "Download failed", actions: [{ label: "Retry", command: "statefulChat.downloadModel" }] },
+    );
+    const log = chat.page.getByRole("log");
+    assert.equal(await log.getAttribute("aria-live"), "polite");
+    assert.equal(await chat.entry("a1").getAttribute("aria-busy"), "true");
+    const unnamed = await chat.page.locator("button").evaluateAll((buttons) =>
+      buttons.filter((b) => !(b.getAttribute("aria-label") || b.textContent?.trim())).map((b) => b.outerHTML),
+    );
+    assert.deepEqual(unnamed, []);
+    assert.equal(await chat.page.getByTestId("banner").getAttribute("role"), "alert");
+  });
 });
