@@ -32,6 +32,8 @@ export interface RunningCodeServer {
   readonly logFile: string;
   /** The workbench URL with `?folder=`. */
   url(folder?: string): string;
+  /** Settles when the server process exits (on its own or after stop()). */
+  readonly exited: Promise<void>;
   /** Kills the whole process group; idempotent. */
   stop(): Promise<void>;
 }
@@ -125,6 +127,7 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     port,
     origin,
     logFile,
+    exited: exitPromise,
     url: (folder = options.folder) => `${origin}/?folder=${encodeURIComponent(folder)}`,
     stop,
   };

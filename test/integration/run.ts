@@ -1,0 +1,68 @@
+// `npm run test:integration`: the suite in test/integration/suite runs inside the real
+// extension host of code-server (VS Code 1.139 server + web workbench), driven by Debian
+// chromium. Provisions what it needs first, so it works on a fresh machine after `npm ci`.
+// Exits non-zero on failure or when no result arrives in time.
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startCodeServer, type RunningCodeServer } from "../../src/extension/launcher/code-server";
+import { prepareScratch } from "../../src/extension/launcher/scratch";
+import { defaultSettings, writeUserSettings } from "../../src/extension/launcher/user-settings";
+import { launchBrowser, type Browser } from "./harness/browser";
+import { log, provision } from "./harness/provision";
+import { makeWorkspace } from "./harness/scratch-workspace";
+import { compileSuite } from "./compile-suite";
+import { runInExtensionHost } from "./smoke-driver";
+
+const TIMEOUT_MS = Number(process.env.STATEFUL_CHAT_INTEGRATION_TIMEOUT_MS ?? 10 * 60_000);
+
+async function main(): Promise<number> {
+  const setupStarted = Date.now();
+  const { paths, toolchain, chromium, modelPath } = await provision();
+  const testsPath = await compileSuite(paths.repo);
+  const scratch = prepareScratch(paths.runs, "integration", true);
+  const folder = makeWorkspace(scratch.root);
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), "statefulChat.maxNewTokens": 96 });
+  const report = join(scratch.root, "mocha-report.txt");
+  log(`setup took ${Math.round((Date.now() - setupStarted) / 1000)} s`);
+
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  const started = Date.now();
+  try {
+    server = await startCodeServer({
+      toolchain,
+      scratch,
+      folder,
+      extraArgs: ["--vscode-option", "enable-smoke-test-driver"],
+      env: { STATEFUL_CHAT_TEST_REPORT: report },
+    });
+    browser = await launchBrowser(chromium, join(scratch.root, "chromium"));
+    const result = await runInExtensionHost(browser.page, {
+      origin: server.origin,
+      folder,
+      extensionDevelopmentPath: paths.repo,
+      extensionTestsPath: testsPath,
+      timeoutMs: TIMEOUT_MS,
+    });
+    if (existsSync(report) && readFileSync(report, "utf8").trim()) console.log(readFileSync(report, "utf8"));
+    else console.log(result.logs.join("\n"));
+    if (result.exitCode !== 0) {
+      console.error(`\nextension host logs:\n${result.logs.slice(-60).join("\n")}`);
+      console.error(`code-server log: ${server.logFile}`);
+    }
+    log(`integration suite: exit ${result.exitCode} after ${Math.round((Date.now() - started) / 1000)} s`);
+    return result.exitCode;
+  } finally {
+    await browser?.close();
+    await server?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
