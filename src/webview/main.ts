@@ -1,6 +1,9 @@
 // Wires the chat webview together: host messages in, UI events out. Each part lives in its
 // own module; this file only connects them.
 import "./styles/chat.css";
+import "./styles/controls.css";
+import "./styles/transcript.css";
+import "./styles/composer.css";
 import "./styles/markdown.css";
 import "./styles/highlight.css";
 import { BannerArea } from "./banner";
