@@ -2,6 +2,7 @@
 // @vscode/test-web does: the workbench's smoke-test driver calls window.codeAutomationExit
 // when the module's run() settles, and window.codeAutomationLog for workbench logs.
 
+import { format } from "node:util";
 import type { Page } from "playwright-core";
 
 export interface DriverRun {
@@ -27,7 +28,7 @@ export async function runInExtensionHost(page: Page, options: DriverOptions): Pr
   let settle: (code: number) => void = () => {};
   const exited = new Promise<number>((resolve) => (settle = resolve));
   await page.exposeFunction("codeAutomationLog", (level: string, args: unknown) => {
-    logs.push(`[${level}] ${Array.isArray(args) ? args.join(" ") : String(args)}`);
+    logs.push(`[${level}] ${Array.isArray(args) ? format(...(args as unknown[])) : String(args)}`);
   });
   await page.exposeFunction("codeAutomationExit", (code: number) => settle(code));
   page.on("console", (message) => {

@@ -4,7 +4,6 @@
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
-import type { ChatMessage } from "../core/chat-template";
 import { ChatSession } from "../core/chat-session";
 import { CancelledError, DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
@@ -23,6 +22,7 @@ import { Disposable } from "./disposable";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
 import { readSettings } from "./settings";
+import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
 
@@ -347,20 +347,6 @@ function statsView(stats: TurnStats): TurnStatsView {
     replyTokens: stats.replyTokens,
     restored: stats.restored,
   };
-}
-
-/** The messages the model saw, rebuilt from the transcript (user turns that got a reply). */
-export function conversationOf(entries: readonly TranscriptEntry[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let i = 0; i < entries.length; i++) {
-    const user = entries[i];
-    if (user.role !== "user" || user.status === "not-sent") continue;
-    const reply = entries.slice(i + 1).find((e) => e.role !== "notice");
-    if (reply?.role === "assistant" && (reply.status === "complete" || reply.status === "stopped")) {
-      messages.push({ role: "user", content: user.text.trim() }, { role: "assistant", content: reply.text });
-    }
-  }
-  return messages;
 }
 
 function actionsFor(error: StatefulChatError): BannerAction[] {

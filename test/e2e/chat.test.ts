@@ -1,0 +1,106 @@
+// The user's path through a real VS Code (code-server) with the extension installed from
+// its VSIX: New Chat from the palette, a streamed reply, Stop mid-reply, Reset Conversation
+// from the palette, another turn, and a window reload that restores the transcript.
+
+import * as assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { FrameLocator, Page } from "playwright-core";
+import { startE2ESession, type E2ESession } from "./support/session";
+import { chatFrame, poll, runFromPalette, waitForWorkbench } from "./support/workbench";
+
+const STEP = { timeout: 6 * 60_000 };
+
+describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
+  let session: E2ESession;
+  let page: Page;
+  let chat: FrameLocator;
+
+  const shot = async (name: string): Promise<void> => {
+    mkdirSync(session.artifacts, { recursive: true });
+    await page.screenshot({ path: join(session.artifacts, `e2e-${name}.png`) });
+  };
+  const entries = () => chat.locator("[data-testid=entry]");
+  const lastAssistant = () => chat.locator("[data-testid=entry][data-role=assistant]").last();
+  const send = async (text: string): Promise<void> => {
+    const composer = chat.locator("[data-testid=composer]");
+    await composer.fill(text, { timeout: 120_000 });
+    await composer.press("Enter");
+  };
+  const statusOfLastReply = () => lastAssistant().getAttribute("data-status");
+
+  before(async () => {
+    session = await startE2ESession("chat");
+    page = session.browser.page;
+    chat = chatFrame(page);
+  });
+  after(async () => {
+    await session?.close();
+  });
+
+  it("opens a chat from the command palette", STEP, async () => {
+    await runFromPalette(page, "Stateful Chat: New Chat");
+    await chat.locator("[data-testid=composer]").waitFor({ timeout: 120_000 });
+    await shot("1-new-chat");
+  });
+
+  it("streams a reply token by token", STEP, async () => {
+    await send("Explain in a few sentences what a KV cache is.");
+    await chat.locator("[data-testid=entry][data-role=user]").first().waitFor({ timeout: 60_000 });
+    // Watch the reply grow across polls while it is still streaming.
+    const lengths = new Set<number>();
+    await poll(
+      "the reply to grow while streaming, then complete",
+      async () => {
+        const status = await statusOfLastReply().catch(() => null);
+        const text = (await lastAssistant().locator(".entry-body").textContent({ timeout: 1000 }).catch(() => "")) ?? "";
+        if (status === "streaming" && text.length > 0) lengths.add(text.length);
+        return status;
+      },
+      (status) => status === "complete",
+      4 * 60_000,
+    );
+    await shot("2-streamed");
+    assert.ok(lengths.size >= 2, `saw only ${lengths.size} distinct lengths while streaming`);
+    const text = await lastAssistant().locator(".entry-body").textContent();
+    assert.ok((text ?? "").trim().length > 0, "empty reply");
+  });
+
+  it("stops a long reply mid-way", STEP, async () => {
+    const before = await entries().count();
+    await send("Write a very long story, at least 800 words, about a dragon who learns to program in TypeScript.");
+    await poll("the new reply to start streaming", () => entries().count(), (n) => n >= before + 2, 4 * 60_000);
+    await poll(
+      "some streamed text",
+      async () => ((await lastAssistant().locator(".entry-body").textContent().catch(() => "")) ?? "").length,
+      (n) => n > 0,
+      4 * 60_000,
+    );
+    await chat.locator("[data-testid=stop]").click({ timeout: 30_000 });
+    await poll("the reply to be marked stopped", statusOfLastReply, (s) => s === "stopped", 60_000);
+    await shot("3-stopped");
+  });
+
+  it("Reset Conversation from the palette clears the transcript", STEP, async () => {
+    await runFromPalette(page, "Stateful Chat: Reset Conversation");
+    await poll("the transcript to clear", () => entries().count(), (n) => n === 0, 60_000);
+    await shot("4-reset");
+  });
+
+  it("answers again after the reset", STEP, async () => {
+    await send("Say hello.");
+    await poll("the reply to complete", statusOfLastReply, (s) => s === "complete", 4 * 60_000);
+    assert.equal(await entries().count(), 2);
+    await shot("5-after-reset");
+  });
+
+  it("restores the transcript after a window reload", STEP, async () => {
+    await page.reload();
+    await waitForWorkbench(page);
+    await poll("the restored entries", () => entries().count(), (n) => n >= 2, 2 * 60_000);
+    const user = await chat.locator("[data-testid=entry][data-role=user] .entry-body").first().textContent();
+    assert.match(user ?? "", /Say hello/);
+    await shot("6-reloaded");
+  });
+});

@@ -1,0 +1,41 @@
+// The VS Code workbench as a user drives it: wait for it to load, run commands from the
+// palette, reach into the chat webview.
+
+import type { FrameLocator, Page } from "playwright-core";
+
+const EXTENSION_ID = "stateful-chat.stateful-chat";
+
+export async function waitForWorkbench(page: Page): Promise<void> {
+  await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+  await page.locator(".statusbar").waitFor({ timeout: 120_000 });
+}
+
+/** F1, type the command's label, wait for it in the list, Enter. */
+export async function runFromPalette(page: Page, label: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: 30_000 });
+  await input.fill(`>${label}`);
+  // The row for exactly this command, not merely the first fuzzy match.
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
+  await row.waitFor({ timeout: 60_000 });
+  await input.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 30_000 });
+}
+
+/** The chat panel's content: VS Code nests an extension's webview in two iframes. */
+export function chatFrame(page: Page): FrameLocator {
+  return page.frameLocator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`).frameLocator("iframe#active-frame");
+}
+
+/** Polls `probe` until `accept` holds; returns the accepted value. No timing asserts: only a cap. */
+export async function poll<T>(what: string, probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await probe();
+    if (accept(last)) return last;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}

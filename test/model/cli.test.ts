@@ -1,0 +1,163 @@
+// The CLI as a user runs it (built out/cli.js, real default model, JSON events).
+import assert from "node:assert/strict";
+import { copyFile, mkdtemp, open, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { defaultModelFile } from "../support/default-model";
+import { runCli } from "../support/run-cli";
+
+const LONG_CONVERSATION = [
+  "Explain what a Python list comprehension is.",
+  "Show an example that squares numbers.",
+  "How do I filter even numbers with it?",
+  "What is a generator expression?",
+  "How is it different from a list?",
+  "Write a function that sums squares of odd numbers.",
+  "What does the yield keyword do?",
+  "Explain dictionary comprehensions.",
+  "Give an example that inverts a dictionary.",
+  "What are set comprehensions?",
+  "Summarize what we covered.",
+  "Thanks!",
+];
+
+const turns = (events: Awaited<ReturnType<typeof runCli>>["events"]) => events.filter((e) => e.event === "turn");
+
+describe("stateful-chat chat --json", () => {
+  it("answers turns, prefills only new tokens, resets on /reset and reports an empty line", async () => {
+    const run = await runCli(
+      ["chat", "--json", "--max-tokens", "24", "--ctx", "2048", "--threads", "2"],
+      ["Write a Python function that adds two numbers.", "Now make it subtract.", "", "/reset", "Write a Python function that adds two numbers."],
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.events[0].event, "ready");
+    assert.equal(run.events[0].backend, "llamacpp");
+    const t = turns(run.events);
+    assert.equal(t.length, 3);
+    for (const turn of t) {
+      for (const key of ["turn", "prefilled", "cached", "position", "capacity", "ttftMs", "decodeTokensPerSec", "replyTokens", "reply"]) {
+        assert.ok(key in turn, `turn event has ${key}`);
+      }
+      assert.ok((turn.replyTokens as number) > 0);
+      assert.ok((turn.position as number) <= (turn.capacity as number));
+    }
+    assert.equal(t[1].cached, t[0].position, "turn 2 reuses the whole cache");
+    assert.equal(t[1].prefilled, (t[1].position as number) - (t[0].position as number) - (t[1].replyTokens as number));
+    const error = run.events.find((e) => e.event === "error");
+    assert.equal(error?.code, "empty_message");
+    assert.ok(run.events.some((e) => e.event === "reset"));
+    assert.equal(t[2].cached, 0, "after /reset the state is fresh");
+    assert.equal(t[2].prefilled, t[0].prefilled, "the first turn after reset prefills system prompt + message only");
+    assert.equal(t[2].reply, t[0].reply, "greedy: same answer as the first time");
+  });
+
+  it("--strategy naive re-prefills the whole conversation every turn", async () => {
+    const run = await runCli(["chat", "--json", "--strategy", "naive", "--max-tokens", "16"], ["Hi there", "How are you?", "Bye"]);
+    const t = turns(run.events);
+    assert.equal(t.length, 3);
+    for (const turn of t) assert.equal(turn.cached, 0);
+    assert.equal(t[2].prefilled, (t[2].position as number) - (t[2].replyTokens as number));
+  });
+
+  it("with --ctx 512 a long conversation summarizes and resets at least twice and keeps answering", async () => {
+    const questions = LONG_CONVERSATION;
+    void [
+      "Explain what a Python list comprehension is.",
+      "Show an example that squares numbers.",
+      "How do I filter even numbers with it?",
+      "What is a generator expression?",
+      "How is it different from a list?",
+      "Write a function that sums squares of odd numbers.",
+      "What does the yield keyword do?",
+      "Explain dictionary comprehensions.",
+      "Give an example that inverts a dictionary.",
+      "What are set comprehensions?",
+      "Summarize what we covered.",
+      "Thanks!",
+    ];
+    const run = await runCli(["chat", "--json", "--ctx", "512", "--max-tokens", "64"], questions);
+    assert.equal(run.code, 0, run.stderr);
+    const overflows = run.events.filter((e) => e.event === "overflow");
+    assert.ok(overflows.length >= 2, `overflow events: ${overflows.length}`);
+    for (const o of overflows) {
+      assert.equal(o.strategy, "summarize");
+      assert.ok((o.positionAfter as number) < (o.positionBefore as number));
+    }
+    const t = turns(run.events);
+    assert.equal(t.length, questions.length, "every message got an answer");
+    for (const turn of t) {
+      assert.ok((turn.position as number) <= 512);
+      assert.equal(turn.capacity, 512);
+    }
+    assert.ok(t.filter((turn) => (turn.replyTokens as number) > 0).length >= questions.length - 1);
+  });
+
+  it("--overflow truncate drops the oldest turns instead", async () => {
+    const lines = LONG_CONVERSATION;
+    const run = await runCli(["chat", "--json", "--ctx", "512", "--max-tokens", "64", "--overflow", "truncate"], lines);
+    const overflows = run.events.filter((e) => e.event === "overflow");
+    assert.ok(overflows.length >= 1);
+    assert.ok(overflows.every((o) => o.strategy === "truncate"));
+    assert.equal(turns(run.events).length, lines.length);
+  });
+});
+
+describe("bad input", () => {
+  it("a missing model path is a typed error and a clean exit", async () => {
+    const run = await runCli(["chat", "--json", "--model", "/nonexistent/model.gguf"], ["hi"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.events[0].event, "error");
+    assert.equal(run.events[0].code, "model_not_found");
+    assert.match(String(run.events[0].message), /\/nonexistent\/model\.gguf/);
+  });
+
+  it("a file that is not GGUF is a typed error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sc-bad-"));
+    const path = join(dir, "notes.gguf");
+    await writeFile(path, "this is a text file, not a model\n".repeat(10));
+    const run = await runCli(["chat", "--json", "--model", path], ["hi"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.events[0].code, "model_invalid");
+    assert.match(String(run.events[0].message), /GGUF/);
+  });
+
+  it("a truncated GGUF is a typed error, not a crash", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sc-bad-"));
+    const path = join(dir, "truncated.gguf");
+    await copyFile(defaultModelFile(), path);
+    const handle = await open(path, "r+");
+    await handle.truncate(40_000_000);
+    await handle.close();
+    const run = await runCli(["chat", "--json", "--model", path], ["hi"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.events[0].code, "model_invalid");
+    assert.match(String(run.events[0].message), /corrupted or incomplete|truncated/);
+  });
+
+  it("a message larger than the whole context is refused; the conversation goes on", async () => {
+    const huge = "word ".repeat(3000);
+    const run = await runCli(["chat", "--json", "--ctx", "512", "--max-tokens", "16"], ["Hello!", huge, "Are you still there?"]);
+    assert.equal(run.code, 0);
+    const error = run.events.find((e) => e.event === "error");
+    assert.equal(error?.code, "message_too_large");
+    const t = turns(run.events);
+    assert.equal(t.length, 2);
+    assert.equal(t[1].cached, t[0].position, "the refused message left the cache untouched");
+  });
+
+  it("bad flags are a usage error with exit code 2", async () => {
+    const run = await runCli(["chat", "--strategy", "fast"], []);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--strategy must be one of stateful, naive/);
+  });
+});
+
+describe("interactive mode", () => {
+  it("streams the reply to stdout and a status line to stderr", async () => {
+    const run = await runCli(["chat", "--max-tokens", "12"], ["Say hello."]);
+    assert.equal(run.code, 0);
+    assert.ok(run.stdout.trim().length > 0);
+    assert.match(run.stderr, /\[turn 1 · \d+ new \+ 0 cached tokens · \d+\/4096/);
+  });
+});

@@ -1,0 +1,1 @@
+export { conversationOf as conversationOfEntries } from "../../src/extension/shell/conversation-of";
