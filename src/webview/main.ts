@@ -53,6 +53,9 @@ function start(app: HTMLElement): void {
   channel.listen((message: HostToWebview) => {
     switch (message.type) {
       case "init":
+        if (typeof message.panelId === "string" && message.panelId !== viewState.current.panelId) {
+          viewState.update({ panelId: message.panelId });
+        }
         transcript.reset(message.transcript.map(cleanEntry));
         composer.setBusy(message.busy, 0);
         modelStatus.show({ state: "ready", model: validModel(message.model) });

@@ -7,6 +7,8 @@ export interface ViewState {
   readonly draft: string;
   readonly scrollTop: number;
   readonly atBottom: boolean;
+  /** The host's id for this panel: the panel serializer reads it to find the transcript after a reload. */
+  readonly panelId?: string;
 }
 
 const EMPTY: ViewState = { draft: "", scrollTop: 0, atBottom: true };
@@ -36,5 +38,6 @@ function normalize(saved: unknown): ViewState {
     draft: typeof s.draft === "string" ? s.draft : EMPTY.draft,
     scrollTop: typeof s.scrollTop === "number" && Number.isFinite(s.scrollTop) ? s.scrollTop : EMPTY.scrollTop,
     atBottom: typeof s.atBottom === "boolean" ? s.atBottom : EMPTY.atBottom,
+    ...(typeof s.panelId === "string" ? { panelId: s.panelId } : {}),
   };
 }

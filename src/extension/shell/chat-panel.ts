@@ -211,6 +211,7 @@ export class ChatPanel extends Disposable {
     switch (message.type) {
       case "ready":
         this.post({ type: "init", transcript: this.entries, busy: this.busy, model: this.model, panelId: this.id });
+        if (!this.model && this.sessionPromise) this.post({ type: "model", state: "loading" });
         return;
       case "send":
         await this.send(message.text);
