@@ -19,6 +19,9 @@ npm run test:unit
 step "real-model tests (default GGUF)"
 npm run test:model
 
+step "webview UI in headless Chromium"
+bash test/webview/run.sh
+
 step "native addon (C++ unit tests, Objective-C++ type-check, N-API surface)"
 npm run test:native
 
