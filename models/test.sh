@@ -29,4 +29,5 @@ cd "$here"
 # No hub access: transformers must never try the network during tests.
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 export TOKENIZERS_PARALLELISM=false PYTHONDONTWRITEBYTECODE=1
-exec "$venv/bin/python" -m pytest -p no:cacheprovider -q "$@" tests
+# A hang (e.g. a deadlocked worker) must fail CI, not eat its 90 minutes.
+exec timeout 1500 "$venv/bin/python" -m pytest -p no:cacheprovider -q "$@" tests

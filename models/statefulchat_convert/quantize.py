@@ -6,8 +6,6 @@
   executes palettized weights natively.
 """
 
-import os
-
 from .errors import InvalidOption, MissingDependency
 
 MODES = ("none", "int8", "int4", "palettize4")
@@ -63,6 +61,8 @@ def apply(mlmodel, mode: str):
         return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
     op = cto.OpPalettizerConfig(mode="kmeans", nbits=4, granularity="per_grouped_channel",
                                 group_size=PALETTE_GROUP_SIZE,
-                                num_kmeans_workers=max(1, os.cpu_count() or 1),
+                                # A worker pool forks after torch has started its
+                                # threads, and the children hang on Linux: stay in-process.
+                                num_kmeans_workers=1,
                                 weight_threshold=_WEIGHT_THRESHOLD)
     return cto.palettize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
