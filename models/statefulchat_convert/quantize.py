@@ -6,7 +6,8 @@
   executes palettized weights natively.
 """
 
-from .errors import InvalidOption, MissingDependency
+from . import palette
+from .errors import InvalidOption
 
 MODES = ("none", "int8", "int4", "palettize4")
 
@@ -31,15 +32,6 @@ def describe(mode: str) -> dict:
 def check_available(mode: str) -> None:
     if mode not in MODES:
         raise InvalidOption(f"--quantize {mode!r}: choose one of {', '.join(MODES)}.")
-    if mode == "palettize4":
-        try:
-            # coremltools clusters large fp16 groups with kmeans1d, the rest with sklearn.
-            import kmeans1d  # noqa: F401
-            import sklearn  # noqa: F401
-        except ImportError as error:
-            raise MissingDependency(
-                "--quantize palettize4 needs 'kmeans1d' and 'scikit-learn': "
-                "pip install -r models/requirements.txt") from error
 
 
 def apply(mlmodel, mode: str):
@@ -59,10 +51,10 @@ def apply(mlmodel, mode: str):
                                          granularity="per_block", block_size=INT4_BLOCK_SIZE,
                                          weight_threshold=_WEIGHT_THRESHOLD)
         return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
-    op = cto.OpPalettizerConfig(mode="kmeans", nbits=4, granularity="per_grouped_channel",
+    # "custom" with our k-means: coremltools' "kmeans" is minutes slower (see palette.py),
+    # and its worker pool forks after torch started threads, which hangs on Linux.
+    op = cto.OpPalettizerConfig(mode="custom", lut_function=palette.lut_function,
+                                granularity="per_grouped_channel",
                                 group_size=PALETTE_GROUP_SIZE,
-                                # A worker pool forks after torch has started its
-                                # threads, and the children hang on Linux: stay in-process.
-                                num_kmeans_workers=1,
                                 weight_threshold=_WEIGHT_THRESHOLD)
     return cto.palettize_weights(mlmodel, cto.OptimizationConfig(global_config=op))

@@ -7,7 +7,7 @@ import pytest
 
 import model_files
 from conftest import run_cli
-from statefulchat_convert import deps, export, pipeline, quantize
+from statefulchat_convert import deps, export, pipeline
 from statefulchat_convert.errors import MissingDependency
 
 
@@ -112,14 +112,6 @@ def test_missing_dependency_names_the_install_command(monkeypatch):
     monkeypatch.setattr(importlib, "import_module", fake)
     with pytest.raises(MissingDependency, match="coremltools.*requirements.txt"):
         deps.require()
-
-
-def test_missing_palettization_dependency(monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "kmeans1d", None)  # makes `import kmeans1d` fail
-    with pytest.raises(MissingDependency, match="kmeans1d"):
-        quantize.check_available("palettize4")
 
 
 def test_help_needs_no_heavy_dependencies():
