@@ -16,7 +16,7 @@ it("core files import neither vscode, node-llama-cpp, nor a backend or the shell
     );
     for (const specifier of specifiers) {
       assert.ok(
-        specifier.startsWith("./") || specifier.startsWith("node:") || specifier === "@huggingface/jinja",
+        specifier.startsWith("./") || specifier.startsWith("node:") || specifier === "@huggingface/jinja" || specifier === "diff",
         `${file} imports ${specifier}`,
       );
     }

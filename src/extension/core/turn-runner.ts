@@ -32,8 +32,12 @@ export interface TurnOptions {
 
 export interface TurnInput {
   readonly text: string;
-  /** Workspace context for this turn (already a delta), placed before the question. */
-  readonly context?: string;
+  /**
+   * Workspace context for this turn (a delta), placed before the question. As a function it
+   * is asked again with `fresh: true` when an overflow reset the state during this turn, so
+   * it can send full items instead of diffs against content the new state no longer holds.
+   */
+  readonly context?: string | ((fresh: boolean) => string);
 }
 
 export interface TurnCallbacks {
@@ -76,7 +80,7 @@ export class TurnRunner {
 
   async run(input: TurnInput, signal: AbortSignal, callbacks: TurnCallbacks = {}): Promise<TurnStats> {
     callbacks.onStart?.();
-    const user = this.userMessage(input);
+    let user = this.userMessage(input, this.prompt.isEmpty);
     const budget = this.budget();
     const clock = new TurnClock();
     const counters = { ...this.session.counters };
@@ -89,6 +93,7 @@ export class TurnRunner {
     if (wouldOverflow(this.session.position, suffix.tokens.length, budget)) {
       overflow = await this.handleOverflow(user, budget, signal);
       callbacks.onOverflow?.(overflow);
+      user = this.userMessage(input, true);
       added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
       suffix = this.prompt.suffixFor(added, true);
     }
@@ -133,10 +138,10 @@ export class TurnRunner {
     this.restorePending = seed.tokens.length > 0;
   }
 
-  private userMessage(input: TurnInput): ChatMessage {
+  private userMessage(input: TurnInput, fresh: boolean): ChatMessage {
     const text = input.text.trim();
     if (!text) throw new EmptyMessageError();
-    const context = input.context?.trim();
+    const context = (typeof input.context === "function" ? input.context(fresh) : input.context)?.trim();
     return { role: "user", content: context ? `${context}\n\n${text}` : text };
   }
 

@@ -5,6 +5,9 @@
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
 import { ChatSession } from "../core/chat-session";
+import { ContextLedger } from "../core/context-delta";
+import type { TurnInput } from "../core/turn-runner";
+import { gatherEditorContext } from "./context-sources";
 import { CancelledError, DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
 import {
@@ -49,6 +52,7 @@ export class ChatPanel extends Disposable {
   private model: ModelView | undefined;
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
+  private readonly contextLedger = new ContextLedger();
 
   private constructor(
     readonly id: string,
@@ -120,9 +124,10 @@ export class ChatPanel extends Disposable {
     this.setBusy(+1);
     try {
       const session = await this.ensureSession();
+      const input = await this.withContext(text, session, user);
       let reply: MutableEntry | undefined;
       const stats = await session.send(
-        { text },
+        input.turn,
         {
           onStart: () => {
             reply = this.addEntry({ role: "assistant", text: "", status: "streaming" });
@@ -136,6 +141,7 @@ export class ChatPanel extends Disposable {
         },
       );
       this.lastStats = stats;
+      input.commit();
       if (reply) this.finishEntry(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {
@@ -151,12 +157,47 @@ export class ChatPanel extends Disposable {
     this.session?.stop();
   }
 
+  /** Attaches what changed in the workspace since the model last saw it (DESIGN: context delta). */
+  private async withContext(text: string, session: ChatSession, user: MutableEntry): Promise<{ turn: TurnInput; commit: () => void }> {
+    const settings = readSettings().context;
+    if (!settings.enabled) return { turn: { text }, commit: () => undefined };
+    const gathered = await gatherEditorContext(this.deps.lastTextEditor());
+    const tokenizer = session.engine.tokenizer;
+    const budget = {
+      maxTokensPerTurn: settings.maxTokensPerTurn,
+      maxTokensPerItem: settings.maxTokensPerItem,
+      countTokens: (t: string) => tokenizer.encode(t, { specials: false }).length,
+    };
+    let delta = this.contextLedger.delta(gathered.items, budget, gathered.skipped);
+    const showChips = () => {
+      user.chips = delta.chips;
+      this.post({ type: "entry", entry: user });
+    };
+    if (delta.chips.length > 0) showChips();
+    return {
+      turn: {
+        text,
+        context: (fresh) => {
+          if (fresh && this.contextLedger.size > 0) {
+            // The state was reset (first turn or overflow): send items in full, not as diffs.
+            this.contextLedger.clear();
+            delta = this.contextLedger.delta(gathered.items, budget, gathered.skipped);
+            showChips();
+          }
+          return delta.text;
+        },
+      },
+      commit: () => delta.commit(),
+    };
+  }
+
   async reset(): Promise<void> {
     await this.deps.store.archive(this.snapshot()).catch((e: unknown) => this.deps.log.warn(`archive failed: ${String(e)}`));
     this.entries = [];
     this.post({ type: "cleared" });
     this.panel.title = "Stateful Chat";
     this.save();
+    this.contextLedger.clear();
     if (this.session) await this.session.reset();
   }
 

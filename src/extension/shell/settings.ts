@@ -11,6 +11,7 @@ export interface ChatSettings {
   readonly threads?: number;
   readonly contextSize: number;
   readonly turn: TurnOptions;
+  readonly context: { readonly enabled: boolean; readonly maxTokensPerTurn: number; readonly maxTokensPerItem: number };
 }
 
 export const SETTINGS_SECTION = "statefulChat";
@@ -30,6 +31,11 @@ export function readSettings(): ChatSettings {
       strategy: "stateful",
       overflow: c.get<"summarize" | "truncate">("overflowStrategy", "summarize"),
       systemPrompt: c.get<string>("systemPrompt", ""),
+    },
+    context: {
+      enabled: c.get<boolean>("context.enabled", true),
+      maxTokensPerTurn: c.get<number>("context.maxTokensPerTurn", 1024),
+      maxTokensPerItem: c.get<number>("context.maxTokensPerFile", 512),
     },
   };
 }
