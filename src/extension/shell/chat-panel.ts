@@ -313,7 +313,10 @@ export class ChatPanel extends Disposable {
       return;
     }
     if (typed.code === "disposed") return;
-    if (streaming) this.finishEntry(streaming, "error");
+    if (streaming) {
+      if (!streaming.text) streaming.text = typed.message;
+      this.finishEntry(streaming, "error");
+    }
     if (["empty_message", "message_too_large", "model_not_found", "model_invalid", "backend_unavailable", "template_not_append_only", "model_load_failed"].includes(typed.code)) {
       this.finishEntry(user, "not-sent");
     }
