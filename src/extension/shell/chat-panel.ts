@@ -53,6 +53,10 @@ export class ChatPanel extends Disposable {
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
   private readonly contextLedger = new ContextLedger();
+  /** The last banner shown (the testing API reads it; users see it in the webview). */
+  lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
+  /** Malformed webview messages ignored so far. */
+  ignoredMessages = 0;
 
   private constructor(
     readonly id: string,
@@ -239,9 +243,11 @@ export class ChatPanel extends Disposable {
     }
   }
 
-  private onMessage(raw: unknown): void {
+  /** Entry point for every message from the webview (public so tests can feed it raw input). */
+  onMessage(raw: unknown): void {
     const message = parseWebviewMessage(raw);
     if (!message) {
+      this.ignoredMessages++;
       this.deps.log.warn(`Ignored a malformed message from the chat webview: ${safePreview(raw)}`);
       return;
     }
@@ -338,6 +344,7 @@ export class ChatPanel extends Disposable {
   }
 
   private banner(level: "error" | "warning" | "info", message: string, actions: readonly BannerAction[] = []): void {
+    this.lastBanner = { level, message, actions };
     this.post({ type: "banner", level, message, actions });
   }
 

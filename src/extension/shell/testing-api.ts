@@ -12,9 +12,15 @@ export interface TestingPanel {
   readonly position: number;
   readonly ledgerLength: number;
   readonly transcript: readonly TranscriptEntry[];
+  readonly lastBanner: { level: string; message: string } | undefined;
+  readonly ignoredMessages: number;
   send(text: string): Promise<TurnStats | undefined>;
   stop(): void;
   reset(): Promise<void>;
+  /** Feeds a raw message as if the webview had posted it (protocol fuzzing). */
+  receive(raw: unknown): void;
+  /** Closes the panel like the user clicking its close button. */
+  close(): void;
 }
 
 export interface TestingApi {
@@ -39,6 +45,14 @@ export function createTestingApi(manager: PanelManager, registry: EngineRegistry
         get transcript() {
           return panel.transcript;
         },
+        get lastBanner() {
+          return panel.lastBanner;
+        },
+        get ignoredMessages() {
+          return panel.ignoredMessages;
+        },
+        receive: (raw: unknown) => panel.onMessage(raw),
+        close: () => panel.panel.dispose(),
         send: (text: string) => panel.send(text),
         stop: () => panel.stop(),
         reset: () => panel.reset(),
