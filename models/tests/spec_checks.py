@@ -63,6 +63,13 @@ def check_interface(spec, *, layers: int, kv_heads: int, head_dim: int, context:
                 assert binding.WhichOneof("binding") == "name", (op.type, arg)
 
 
+def check_rope_tables_uncompressed(spec):
+    """Rope cos/sin stay plain fp16 constants whatever the weight compression."""
+    rope = [op for op in ops_of(spec) if any("rope_" in o.name for o in op.outputs)]
+    assert rope, "rope tables not found"
+    assert all(op.type == "const" for op in rope), [op.type for op in rope]
+
+
 def check_metadata(spec, folder: Path, *, quantization: str, context: int):
     meta = spec.description.metadata.userDefined
     assert meta["statefulchat.quantization"] == quantization

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from conftest import SMOL_CONTEXT, TINY_CONTEXT
-from spec_checks import check_interface, check_metadata, load_spec, package_bytes
+from spec_checks import (check_interface, check_metadata, check_rope_tables_uncompressed,
+                         load_spec, package_bytes)
 from statefulchat_convert import manifest
 
 
@@ -14,6 +15,7 @@ def test_tiny_llama_package(tiny_packages, mode):
     folder = tiny_packages[mode]
     spec = load_spec(folder)
     check_interface(spec, layers=2, kv_heads=2, head_dim=32, context=TINY_CONTEXT)
+    check_rope_tables_uncompressed(spec)
     data = check_metadata(spec, folder, quantization=mode, context=TINY_CONTEXT)
     assert data["architecture"] == "LlamaForCausalLM"
     assert data["source"]["kind"] == "folder"
@@ -54,6 +56,7 @@ def test_smollm2_quantized_variants(smol_packages, mode, ratio):
     spec = load_spec(folder)
     check_interface(spec, layers=30, kv_heads=3, head_dim=64, context=SMOL_CONTEXT)
     check_metadata(spec, folder, quantization=mode, context=SMOL_CONTEXT)
+    check_rope_tables_uncompressed(spec)
     size = package_bytes(folder)
     fp16 = package_bytes(smol_packages["none"])
     print(f"SmolLM2 package sizes: fp16 {fp16 / 2**20:.1f} MiB, {mode} {size / 2**20:.1f} MiB")
