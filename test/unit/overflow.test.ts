@@ -24,8 +24,8 @@ describe("overflow policy", () => {
     assert.equal(exchanges(history).length, 2);
   });
 
-  it("summarize keeps system + summary + last exchange when it fits", () => {
-    const budget: TokenBudget = { capacity: 400, margin: 50, reserve: 100 };
+  it("summarize keeps system + summary + last exchange when it leaves room", () => {
+    const budget: TokenBudget = { capacity: 600, margin: 50, reserve: 100 };
     const seed = planSummarySeed({ systemPrompt: "sys", summary: "they talked", history, user, budget, measure });
     assert.equal(seed.length, 3);
     assert.match(seed[0].content, /Summary of the earlier conversation:\nthey talked/);
@@ -39,8 +39,15 @@ describe("overflow policy", () => {
     assert.ok(measure([...seed, user]) <= 50);
   });
 
-  it("truncate keeps the most recent exchanges that fit", () => {
-    const budget: TokenBudget = { capacity: 300, margin: 50, reserve: 100 };
+  it("summarize drops the last exchange when keeping it would overflow again soon", () => {
+    const budget: TokenBudget = { capacity: 400, margin: 50, reserve: 100 };
+    const seed = planSummarySeed({ systemPrompt: "sys", summary: "they talked", history, user, budget, measure });
+    assert.equal(seed.length, 1);
+    assert.match(seed[0].content, /they talked/);
+  });
+
+  it("truncate keeps the most recent exchanges that leave room", () => {
+    const budget: TokenBudget = { capacity: 400, margin: 50, reserve: 100 };
     const seed = planTruncateSeed({ systemPrompt: "sys", history, user, budget, measure });
     assert.deepEqual(
       seed.map((m) => m.content.slice(0, 3)),

@@ -61,29 +61,33 @@ export function exchanges(history: readonly ChatMessage[]): ChatMessage[][] {
   return pairs;
 }
 
-function fits(input: SeedPlanInput, seed: readonly ChatMessage[]): boolean {
-  return input.measure([...seed, input.user], true) <= promptLimit(input.budget);
+function fits(input: SeedPlanInput, seed: readonly ChatMessage[], share = 1): boolean {
+  return input.measure([...seed, input.user], true) <= promptLimit(input.budget) * share;
 }
 
-/** Summarize: system + summary + the last exchange if it fits + nothing else. */
+/**
+ * Kept history may use at most half of the prompt room, so the turns after an overflow have
+ * space to grow instead of overflowing again at once (summarizing every turn).
+ */
+const KEPT_HISTORY_SHARE = 0.5;
+
+/** Summarize: system + summary + the last exchange if it leaves room + nothing else. */
 export function planSummarySeed(input: SeedPlanInput): ChatMessage[] {
   const system = systemMessage(input.systemPrompt, input.summary);
   const last = exchanges(input.history).at(-1);
-  const candidates: ChatMessage[][] = [];
-  if (last) candidates.push([...system, ...last]);
-  candidates.push(system, systemMessage(input.systemPrompt));
-  for (const seed of candidates) if (fits(input, seed)) return seed;
+  if (last && fits(input, [...system, ...last], KEPT_HISTORY_SHARE)) return [...system, ...last];
+  for (const seed of [system, systemMessage(input.systemPrompt)]) if (fits(input, seed)) return seed;
   return [];
 }
 
-/** Truncate: system + as many of the most recent exchanges as fit. */
+/** Truncate: system + as many of the most recent exchanges as leave room. */
 export function planTruncateSeed(input: SeedPlanInput): ChatMessage[] {
   const system = systemMessage(input.systemPrompt);
   const pairs = exchanges(input.history);
   let kept: ChatMessage[] = [];
   for (let i = pairs.length - 1; i >= 0; i--) {
     const candidate = [...pairs[i], ...kept];
-    if (!fits(input, [...system, ...candidate])) break;
+    if (!fits(input, [...system, ...candidate], KEPT_HISTORY_SHARE)) break;
     kept = candidate;
   }
   return fits(input, [...system, ...kept]) ? [...system, ...kept] : [];
