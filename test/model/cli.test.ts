@@ -62,20 +62,6 @@ describe("stateful-chat chat --json", () => {
 
   it("with --ctx 512 a long conversation summarizes and resets at least twice and keeps answering", async () => {
     const questions = LONG_CONVERSATION;
-    void [
-      "Explain what a Python list comprehension is.",
-      "Show an example that squares numbers.",
-      "How do I filter even numbers with it?",
-      "What is a generator expression?",
-      "How is it different from a list?",
-      "Write a function that sums squares of odd numbers.",
-      "What does the yield keyword do?",
-      "Explain dictionary comprehensions.",
-      "Give an example that inverts a dictionary.",
-      "What are set comprehensions?",
-      "Summarize what we covered.",
-      "Thanks!",
-    ];
     const run = await runCli(["chat", "--json", "--ctx", "512", "--max-tokens", "64"], questions);
     assert.equal(run.code, 0, run.stderr);
     const overflows = run.events.filter((e) => e.event === "overflow");
