@@ -10,15 +10,27 @@ export async function waitForWorkbench(page: Page): Promise<void> {
   await page.locator(".statusbar").waitFor({ timeout: 120_000 });
 }
 
-/** F1, type the command's label, wait for it in the list, Enter. */
-export async function runFromPalette(page: Page, label: string): Promise<void> {
-  await page.keyboard.press("F1");
+/**
+ * F1, type the command's label, wait for its row, Enter. The palette computes its list when it
+ * opens, so a command contributed by an extension that is still being registered is missing
+ * from it: close and reopen until the row shows up.
+ */
+export async function runFromPalette(page: Page, label: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: 30_000 });
-  await input.fill(`>${label}`);
-  // The row for exactly this command, not merely the first fuzzy match.
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
-  await row.waitFor({ timeout: 60_000 });
+  for (;;) {
+    await page.keyboard.press("F1");
+    await input.waitFor({ timeout: 30_000 });
+    await input.fill(`>${label}`);
+    try {
+      await row.waitFor({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      await page.keyboard.press("Escape");
+      if (Date.now() > deadline) throw error;
+    }
+  }
   await input.press("Enter");
   await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 30_000 });
 }
