@@ -6,7 +6,6 @@
   executes palettized weights natively.
 """
 
-from . import palette
 from .errors import InvalidOption
 
 MODES = ("none", "int8", "int4", "palettize4")
@@ -39,7 +38,10 @@ def apply(mlmodel, mode: str):
     check_available(mode)
     if mode == "none":
         return mlmodel
+    # Imported here: the CLI reads MODES for --help before numpy/coremltools are checked.
     from coremltools.optimize import coreml as cto
+
+    from . import palette
 
     if mode == "int8":
         op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
