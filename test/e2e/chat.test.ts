@@ -60,7 +60,7 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
   });
 
   step("streams a reply token by token", async () => {
-    await send("Explain in a few sentences what a KV cache is.");
+    await send("Explain in detail, in at least 200 words, what a KV cache is.");
     await chat.locator("[data-testid=entry][data-role=user]").first().waitFor({ timeout: 60_000 });
     // Watch the reply grow across polls while it is still streaming.
     const lengths = new Set<number>();

@@ -7,6 +7,12 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runCommand } from "./run-command";
 
+/** vsce's target for this machine (linux-x64, darwin-arm64, …): the VSIX carries this platform's
+ * node-llama-cpp binary only, so it says so and VS Code refuses it elsewhere. */
+export function vsceTarget(): string {
+  return `${process.platform}-${process.arch}`;
+}
+
 export interface VsixResult {
   readonly path: string;
   readonly bytes: number;
@@ -21,7 +27,7 @@ export async function packageVsix(repo: string, out: string, log: (line: string)
   log(`Packaging ${out}…`);
   const vsce = join(repo, "node_modules", "@vscode", "vsce", "vsce");
   if (!existsSync(vsce)) throw new Error(`${vsce} is missing: run npm ci first`);
-  await runCommand(process.execPath, [vsce, "package", "--dependencies", "--allow-missing-repository", "--skip-license", "--out", out], {
+  await runCommand(process.execPath, [vsce, "package", "--target", vsceTarget(), "--dependencies", "--allow-missing-repository", "--skip-license", "--out", out], {
     cwd: repo,
   });
   return { path: out, bytes: statSync(out).size };

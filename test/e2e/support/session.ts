@@ -32,7 +32,8 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
   const vsix = await packageVsix(paths.repo, join(scratch.root, "stateful-chat.vsix"), log);
   log(`VSIX ${(vsix.bytes / 1e6).toFixed(1)} MB`);
   await installExtension(toolchain, scratch, vsix.path);
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...QUIET_WORKBENCH });
+  // Replies long enough to watch them grow and to press Stop mid-way, even on a fast machine.
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...QUIET_WORKBENCH, "statefulChat.maxNewTokens": 256 });
   const server = await startCodeServer({ toolchain, scratch, folder });
   let browser: Browser | undefined;
   try {
