@@ -23,6 +23,8 @@ class Options:
 
 
 def _check_output(output: Path, overwrite: bool) -> None:
+    if output.exists() and not output.is_dir():
+        raise OutputExists(f"{output} exists and is not a folder.")
     if output.exists() and any(output.iterdir()) and not overwrite:
         raise OutputExists(f"{output} exists and is not empty; pass --overwrite to replace it.")
 
