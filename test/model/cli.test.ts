@@ -89,6 +89,17 @@ describe("stateful-chat chat --json", () => {
   });
 });
 
+describe("backend choice", () => {
+  it("--backend coreml off macOS says why and falls back to llama.cpp visibly", async () => {
+    const run = await runCli(["chat", "--json", "--backend", "coreml", "--max-tokens", "8"], ["Hi"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.events[0].event, "ready");
+    assert.equal(run.events[0].backend, "llamacpp");
+    assert.match(String(run.events[0].notice), /Core ML needs macOS 15/);
+    assert.equal(turns(run.events).length, 1);
+  });
+});
+
 describe("bad input", () => {
   it("a missing model path is a typed error and a clean exit", async () => {
     const run = await runCli(["chat", "--json", "--model", "/nonexistent/model.gguf"], ["hi"]);
