@@ -98,3 +98,33 @@ def test_smollm2_wrapper_matches_hf(gguf_path):
         expected = _reference(model, full[:, :n])
         torch.testing.assert_close(got, expected, atol=2e-3, rtol=1e-3)
         assert torch.equal(got.argmax(-1), expected.argmax(-1))
+
+
+def test_llama3_rope_scaling_matches():
+    """Llama 3.x scales rope frequencies; the precomputed tables must reproduce that."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(5)
+    config = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
+                         max_position_embeddings=256, tie_word_embeddings=True,
+                         rope_scaling={"rope_type": "llama3", "factor": 8.0,
+                                       "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                       "original_max_position_embeddings": 32})
+    config.architectures = ["LlamaForCausalLM"]
+    model = LlamaForCausalLM(config).eval()
+    wrapper = StatefulCausalLM(model, describe(config), context=128).eval()
+    ids = torch.randint(0, 512, (1, 70), generator=torch.Generator().manual_seed(6))
+    got, _ = _incremental(wrapper, wrapper.reset, ids, [40, 27, 1, 1, 1])
+    torch.testing.assert_close(got, _reference(model, ids), atol=1e-4, rtol=1e-4)
+
+
+def test_dynamic_rope_is_refused():
+    from transformers import LlamaConfig
+
+    from statefulchat_convert.errors import UnsupportedArchitecture
+
+    config = LlamaConfig(rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    config.architectures = ["LlamaForCausalLM"]
+    with pytest.raises(UnsupportedArchitecture, match="dynamic"):
+        describe(config)
