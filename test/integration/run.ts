@@ -14,6 +14,13 @@ import { makeWorkspace } from "./harness/scratch-workspace";
 import { compileSuite } from "./compile-suite";
 import { runInExtensionHost } from "./smoke-driver";
 
+/**
+ * Short replies, and one llama.cpp thread: with one thread per core (the default) on a 2-core
+ * box shared with other jobs, decoding collapsed to ~5 tokens/s (this suite: 3 min instead of
+ * 16 s). Nothing here asserts speed, so this only saves CI time.
+ */
+const TEST_MODEL_SETTINGS = { "statefulChat.maxNewTokens": 96, "statefulChat.threads": 1 };
+
 const TIMEOUT_MS = Number(process.env.STATEFUL_CHAT_INTEGRATION_TIMEOUT_MS ?? 10 * 60_000);
 
 async function main(): Promise<number> {
@@ -22,7 +29,7 @@ async function main(): Promise<number> {
   const testsPath = await compileSuite(paths.repo);
   const scratch = prepareScratch(paths.runs, "integration", true);
   const folder = makeWorkspace(scratch.root);
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), "statefulChat.maxNewTokens": 96 });
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...TEST_MODEL_SETTINGS });
   const report = join(scratch.root, "mocha-report.txt");
   log(`setup took ${Math.round((Date.now() - setupStarted) / 1000)} s`);
 

@@ -32,8 +32,14 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
   const vsix = await packageVsix(paths.repo, join(scratch.root, "stateful-chat.vsix"), log);
   log(`VSIX ${(vsix.bytes / 1e6).toFixed(1)} MB`);
   await installExtension(toolchain, scratch, vsix.path);
-  // Replies long enough to watch them grow and to press Stop mid-way, even on a fast machine.
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...QUIET_WORKBENCH, "statefulChat.maxNewTokens": 256 });
+  // One llama.cpp thread: one per core (the default) collapses decoding on a shared 2-core box.
+  // Replies up to 256 tokens: long enough to watch them grow and to stop one mid-way.
+  writeUserSettings(scratch.userDataDir, {
+    ...defaultSettings(modelPath),
+    ...QUIET_WORKBENCH,
+    "statefulChat.maxNewTokens": 256,
+    "statefulChat.threads": 1,
+  });
   const server = await startCodeServer({ toolchain, scratch, folder });
   let browser: Browser | undefined;
   try {
