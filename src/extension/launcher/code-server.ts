@@ -128,7 +128,8 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     origin,
     logFile,
     exited: exitPromise,
-    url: (folder = options.folder) => `${origin}/?folder=${encodeURIComponent(folder)}`,
+    // Slashes left readable: this URL is printed for people to open.
+    url: (folder = options.folder) => `${origin}/?folder=${encodeURIComponent(folder).replace(/%2F/g, "/")}`,
     stop,
   };
 }

