@@ -25,11 +25,28 @@ function isProvisioned(paths: LauncherPaths): boolean {
   }
 }
 
+/**
+ * What an outer `npm run` leaves in the environment about ITS node (Node 20): the version in
+ * npm_config_user_agent is what code-server's postinstall checks ("requires node v24"), and
+ * NODE / npm_node_execpath point at the wrong binary. User npm config (npm_config_*) stays.
+ */
+function withoutOuterNpmRun(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(base)) {
+    const lower = key.toLowerCase();
+    const outerRun = lower.startsWith("npm_") && !lower.startsWith("npm_config_");
+    if (outerRun || key === "NODE" || lower === "npm_config_user_agent" || lower === "npm_config_local_prefix") continue;
+    env[key] = value;
+  }
+  return env;
+}
+
 /** An environment in which npm, node-gyp and code-server's postinstall use Node 24 and its headers. */
 export function node24Env(paths: LauncherPaths, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = withoutOuterNpmRun(base);
   return {
-    ...base,
-    PATH: [dirname(nodeBinary(paths)), base.PATH ?? ""].join(delimiter),
+    ...env,
+    PATH: [dirname(nodeBinary(paths)), env.PATH ?? ""].join(delimiter),
     // Without it node-gyp tries to download headers, which fails offline.
     npm_config_nodedir: nodePackageDir(paths),
   };
