@@ -29,7 +29,8 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
     await composer.fill(text, { timeout: 120_000 });
     await composer.press("Enter");
   };
-  const statusOfLastReply = () => lastAssistant().getAttribute("data-status");
+  // null until the reply's entry exists (the model may still be loading).
+  const statusOfLastReply = () => lastAssistant().getAttribute("data-status", { timeout: 5_000 }).catch(() => null);
   // The steps are one journey: after a failed step the rest would only time out, so skip them.
   let failedStep: string | undefined;
   const step = (name: string, body: () => Promise<void>): void => {

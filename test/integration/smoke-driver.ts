@@ -41,7 +41,7 @@ export async function runInExtensionHost(page: Page, options: DriverOptions): Pr
     ["skipWelcome", "true"],
   ];
   const url = `${options.origin}/?folder=${encodeURIComponent(options.folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  await page.goto(url);
+  await page.goto(url, { timeout: 120_000 });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<number>((resolve) => {
     timer = setTimeout(() => {

