@@ -19,6 +19,12 @@ npm run test:unit
 step "real-model tests (default GGUF)"
 npm run test:model
 
+step "VS Code integration tests (real extension host in code-server)"
+npm run test:integration
+
+step "end-to-end: the user's path in code-server + Chromium"
+npm run test:e2e
+
 step "webview UI in headless Chromium"
 bash test/webview/run.sh
 
