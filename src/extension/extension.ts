@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   context.subscriptions.push(log, stats, registry, manager);
   registerChatCommands(context, manager, store, stats);
   registerModelCommands(context);
-  return { testing: createTestingApi(manager, registry) };
+  return { testing: createTestingApi(manager, registry, store) };
 }
 
 export function deactivate(): void {}

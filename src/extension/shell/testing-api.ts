@@ -2,9 +2,10 @@
 // panels and read session figures. It exposes only what a user can do from the UI.
 
 import type { TurnStats } from "../core/stats";
-import type { TranscriptEntry } from "../../webview/protocol";
+import type { BannerAction, TranscriptEntry } from "../../webview/protocol";
 import type { EngineRegistry } from "./engine-registry";
 import type { PanelManager } from "./panel-manager";
+import type { HistoryItem, SavedTranscript, TranscriptStore } from "./transcript-store";
 
 export interface TestingPanel {
   readonly id: string;
@@ -12,7 +13,7 @@ export interface TestingPanel {
   readonly position: number;
   readonly ledgerLength: number;
   readonly transcript: readonly TranscriptEntry[];
-  readonly lastBanner: { level: string; message: string } | undefined;
+  readonly lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
   readonly ignoredMessages: number;
   send(text: string): Promise<TurnStats | undefined>;
   stop(): void;
@@ -26,9 +27,13 @@ export interface TestingPanel {
 export interface TestingApi {
   panels(): TestingPanel[];
   loadedEngines(): number;
+  /** The transcript as saved on disk for a panel id (what survives a reload). */
+  savedTranscript(id: string): Promise<SavedTranscript | undefined>;
+  /** Archived conversations (Open Chat History…). */
+  history(): Promise<HistoryItem[]>;
 }
 
-export function createTestingApi(manager: PanelManager, registry: EngineRegistry): TestingApi {
+export function createTestingApi(manager: PanelManager, registry: EngineRegistry, store: TranscriptStore): TestingApi {
   return {
     panels: () =>
       manager.all.map((panel) => ({
@@ -58,5 +63,7 @@ export function createTestingApi(manager: PanelManager, registry: EngineRegistry
         reset: () => panel.reset(),
       })),
     loadedEngines: () => registry.loadedCount,
+    savedTranscript: (id: string) => store.load(id),
+    history: () => store.history(),
   };
 }
