@@ -89,6 +89,19 @@ describe("stateful-chat chat --json", () => {
   });
 });
 
+describe("stateful-chat bench", () => {
+  it("runs the same conversation stateful and naive and reports counts per turn", async () => {
+    const run = await runCli(["bench", "--turns", "3", "--max-tokens", "12", "--json"], []);
+    assert.equal(run.code, 0, run.stderr);
+    const bench = run.events.find((e) => e.event === "bench")!;
+    const perTurn = bench.perTurn as Array<{ prefilled: [number, number] }>;
+    assert.equal(perTurn.length, 3);
+    assert.equal(perTurn[0].prefilled[0], perTurn[0].prefilled[1], "turn 1 is the same work either way");
+    assert.ok(perTurn[2].prefilled[1] > perTurn[2].prefilled[0], "naive re-prefills what stateful reuses");
+    assert.ok((bench.prefillRatio as number) > 1);
+  });
+});
+
 describe("backend choice", () => {
   it("--backend coreml off macOS says why and falls back to llama.cpp visibly", async () => {
     const run = await runCli(["chat", "--json", "--backend", "coreml", "--max-tokens", "8"], ["Hi"]);
