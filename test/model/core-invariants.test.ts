@@ -107,6 +107,22 @@ describe("core invariants on the default model", () => {
     await harness.session.dispose();
   });
 
+  it("ledger == cache: greedy decoding from the session equals a fresh state fed the ledger", async () => {
+    const { harness } = await converse("stateful");
+    const ledger = [...harness.session.tokens];
+    assert.equal(harness.state.length, ledger.length, "every ledger token is in the cache after a turn");
+    const fromSession = await greedyFromState((harness.state as InstrumentedState).inner, ledger, 12);
+    const fromFresh = await greedyFromFresh(engine, ledger, 12);
+    let j = 0;
+    while (j < fromSession.length && fromSession[j] === fromFresh[j]) j++;
+    if (j < fromSession.length) {
+      // Only a numerical near-tie may separate them (see NEAR_TIE above).
+      const at = await freshDistributionAt(engine, [...ledger, ...fromFresh.slice(0, j)]);
+      assert.ok(topGap(at) < NEAR_TIE, `diverged at token ${j} without a near-tie: ${JSON.stringify(at)}`);
+    }
+    await harness.session.dispose();
+  });
+
   it("from turn 2 on, tokens prefilled == tokens appended to the ledger this turn", async () => {
     const { harness, stats, ledgerBeforeTurn, callsBeforeTurn } = await converse("stateful");
     const state = harness.state as InstrumentedState;

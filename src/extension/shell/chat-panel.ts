@@ -5,10 +5,8 @@
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
 import { ChatSession } from "../core/chat-session";
-import { ContextLedger } from "../core/context-delta";
-import type { TurnInput } from "../core/turn-runner";
-import { gatherEditorContext } from "./context-sources";
-import { CancelledError, DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
+import { PanelContext } from "./panel-context";
+import { CancelledError, DisposedError, toStatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
 import {
   MAX_MESSAGE_CHARS,
@@ -22,6 +20,7 @@ import {
   type WebviewToHost,
 } from "../../webview/protocol";
 import { Disposable } from "./disposable";
+import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
 import { readSettings } from "./settings";
@@ -52,7 +51,7 @@ export class ChatPanel extends Disposable {
   private model: ModelView | undefined;
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
-  private readonly contextLedger = new ContextLedger();
+  private readonly context = new PanelContext();
   /** The last banner shown (the testing API reads it; users see it in the webview). */
   lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
   /** Malformed webview messages ignored so far. */
@@ -128,7 +127,10 @@ export class ChatPanel extends Disposable {
     this.setBusy(+1);
     try {
       const session = await this.ensureSession();
-      const input = await this.withContext(text, session, user);
+      const input = await this.context.attach(text, session.engine.tokenizer, this.deps.lastTextEditor(), (chips) => {
+        user.chips = chips;
+        this.post({ type: "entry", entry: user });
+      });
       let reply: MutableEntry | undefined;
       const stats = await session.send(
         input.turn,
@@ -161,47 +163,13 @@ export class ChatPanel extends Disposable {
     this.session?.stop();
   }
 
-  /** Attaches what changed in the workspace since the model last saw it (DESIGN: context delta). */
-  private async withContext(text: string, session: ChatSession, user: MutableEntry): Promise<{ turn: TurnInput; commit: () => void }> {
-    const settings = readSettings().context;
-    if (!settings.enabled) return { turn: { text }, commit: () => undefined };
-    const gathered = await gatherEditorContext(this.deps.lastTextEditor());
-    const tokenizer = session.engine.tokenizer;
-    const budget = {
-      maxTokensPerTurn: settings.maxTokensPerTurn,
-      maxTokensPerItem: settings.maxTokensPerItem,
-      countTokens: (t: string) => tokenizer.encode(t, { specials: false }).length,
-    };
-    let delta = this.contextLedger.delta(gathered.items, budget, gathered.skipped);
-    const showChips = () => {
-      user.chips = delta.chips;
-      this.post({ type: "entry", entry: user });
-    };
-    if (delta.chips.length > 0) showChips();
-    return {
-      turn: {
-        text,
-        context: (fresh) => {
-          if (fresh && this.contextLedger.size > 0) {
-            // The state was reset (first turn or overflow): send items in full, not as diffs.
-            this.contextLedger.clear();
-            delta = this.contextLedger.delta(gathered.items, budget, gathered.skipped);
-            showChips();
-          }
-          return delta.text;
-        },
-      },
-      commit: () => delta.commit(),
-    };
-  }
-
   async reset(): Promise<void> {
     await this.deps.store.archive(this.snapshot()).catch((e: unknown) => this.deps.log.warn(`archive failed: ${String(e)}`));
     this.entries = [];
     this.post({ type: "cleared" });
     this.panel.title = "Stateful Chat";
     this.save();
-    this.contextLedger.clear();
+    this.context.clear();
     if (this.session) await this.session.reset();
   }
 
@@ -237,7 +205,7 @@ export class ChatPanel extends Disposable {
       const typed = toStatefulChatError(error);
       if (typed.code !== "disposed") {
         this.post({ type: "model", state: "error", message: typed.message });
-        this.banner("error", typed.message, actionsFor(typed));
+        this.banner("error", typed.message, bannerActionsFor(typed));
       }
       throw typed;
     }
@@ -323,10 +291,10 @@ export class ChatPanel extends Disposable {
       if (!streaming.text) streaming.text = typed.message;
       this.finishEntry(streaming, "error");
     }
-    if (["empty_message", "message_too_large", "model_not_found", "model_invalid", "backend_unavailable", "template_not_append_only", "model_load_failed"].includes(typed.code)) {
+    if (marksMessageNotSent(typed)) {
       this.finishEntry(user, "not-sent");
     }
-    this.banner("error", typed.message, actionsFor(typed));
+    this.banner("error", typed.message, bannerActionsFor(typed));
   }
 
   private removeEntry(entry: MutableEntry): void {
@@ -399,29 +367,6 @@ function statsView(stats: TurnStats): TurnStatsView {
     replyTokens: stats.replyTokens,
     restored: stats.restored,
   };
-}
-
-function actionsFor(error: StatefulChatError): BannerAction[] {
-  switch (error.code) {
-    case "model_not_found":
-    case "model_invalid":
-    case "model_load_failed":
-    case "backend_unavailable":
-      return [
-        { label: "Select Model…", command: "statefulChat.selectModel" },
-        { label: "Download Model…", command: "statefulChat.downloadModel" },
-      ];
-    case "template_not_append_only":
-      return [
-        { label: "Reset Conversation", command: "statefulChat.resetConversation" },
-        { label: "Select Model…", command: "statefulChat.selectModel" },
-      ];
-    case "message_too_large":
-    case "capacity_exceeded":
-      return [{ label: "Settings", command: "statefulChat.openSettings" }];
-    default:
-      return [];
-  }
 }
 
 function safePreview(raw: unknown): string {

@@ -96,7 +96,11 @@ describe("bad input", () => {
     panel.close();
     assert.equal(await pending, undefined, "the send settles without throwing");
     const testing = await api();
-    const transcript = await testing.savedTranscript(panel.id);
+    let transcript = await testing.savedTranscript(panel.id);
+    for (let i = 0; i < 100 && !((transcript?.entries.at(-1)?.text.length ?? 0) > 20); i++) {
+      await new Promise((r) => setTimeout(r, 100)); // the final save is asynchronous; poll, do not time
+      transcript = await testing.savedTranscript(panel.id);
+    }
     assert.ok(transcript, "saved on disk");
     const last = transcript.entries.at(-1)!;
     assert.equal(last.role, "assistant");

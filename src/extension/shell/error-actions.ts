@@ -1,0 +1,44 @@
+// Maps core errors to what the panel offers the user: banner actions, and whether the
+// message never reached the model.
+
+import type { StatefulChatError } from "../core/errors";
+import type { BannerAction } from "../../webview/protocol";
+
+const NOT_SENT_CODES = new Set([
+  "empty_message",
+  "message_too_large",
+  "model_not_found",
+  "model_invalid",
+  "backend_unavailable",
+  "template_not_append_only",
+  "model_load_failed",
+]);
+
+/** The turn failed before its message was prefilled: show it as not sent. */
+export function marksMessageNotSent(error: StatefulChatError): boolean {
+  return NOT_SENT_CODES.has(error.code);
+}
+
+export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
+  switch (error.code) {
+    case "model_not_found":
+    case "model_invalid":
+    case "model_load_failed":
+    case "backend_unavailable":
+      return [
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+        { label: "Download Model…", command: "statefulChat.downloadModel" },
+      ];
+    case "template_not_append_only":
+      return [
+        { label: "Reset Conversation", command: "statefulChat.resetConversation" },
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+      ];
+    case "message_too_large":
+    case "capacity_exceeded":
+      return [{ label: "Settings", command: "statefulChat.openSettings" }];
+    default:
+      return [];
+  }
+}
+
