@@ -32,7 +32,15 @@ async function useModel(path: string): Promise<void> {
 
 export function registerModelCommands(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand("statefulChat.selectModel", async () => {
+    // An optional path argument skips the picker (keybindings, other extensions, tests).
+    vscode.commands.registerCommand("statefulChat.selectModel", async (path?: unknown) => {
+      if (typeof path === "string" && path) {
+        if (!existsSync(path)) {
+          void vscode.window.showErrorMessage(`Model file not found: ${path}`);
+          return;
+        }
+        return useModel(path);
+      }
       const workspaceFiles = await vscode.workspace.findFiles("**/*.gguf", "**/node_modules/**", 50);
       const paths = [...new Set([...localModels(context), ...workspaceFiles.map((u) => u.fsPath)])];
       const browse = { label: "$(folder-opened) Browse…", path: "" };
@@ -51,8 +59,14 @@ export function registerModelCommands(context: vscode.ExtensionContext): void {
       });
       if (chosen?.[0]) await useModel(chosen[0].fsPath);
     }),
-    vscode.commands.registerCommand("statefulChat.downloadModel", async () => {
-      const picked = await vscode.window.showQuickPick(
+    // An optional catalog id argument skips the picker; resolves with the model path or undefined.
+    vscode.commands.registerCommand("statefulChat.downloadModel", async (entryId?: unknown): Promise<string | undefined> => {
+      const byId = typeof entryId === "string" ? MODEL_CATALOG.find((e) => e.id === entryId) : undefined;
+      if (typeof entryId === "string" && !byId) {
+        void vscode.window.showErrorMessage(`Unknown model "${entryId}". Known: ${MODEL_CATALOG.map((e) => e.id).join(", ")}`);
+        return undefined;
+      }
+      const picked = byId ? { label: byId.label, entry: byId } : await vscode.window.showQuickPick(
         MODEL_CATALOG.map((entry) => ({
           label: entry.label,
           description: `${entry.backend === "coreml" ? "Core ML" : "GGUF"} · ~${Math.round(entry.approxBytes / 1e6)} MB`,
@@ -61,7 +75,7 @@ export function registerModelCommands(context: vscode.ExtensionContext): void {
         })),
         { placeHolder: "Download a recommended model" },
       );
-      if (!picked) return;
+      if (!picked) return undefined;
       try {
         const path = await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: `Downloading ${picked.entry.label}`, cancellable: true },
@@ -81,10 +95,12 @@ export function registerModelCommands(context: vscode.ExtensionContext): void {
           },
         );
         await useModel(path);
+        return path;
       } catch (error) {
         void vscode.window.showErrorMessage(
           `Download failed: ${error instanceof Error ? error.message : String(error)} (run the command again to resume)`,
         );
+        return undefined;
       }
     }),
   );
