@@ -7,5 +7,8 @@ export function makeWorkspace(root: string): string {
   const folder = join(root, "workspace");
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, "hello.ts"), 'export function hello(name: string): string {\n  return `Hello, ${name}!`;\n}\n');
+  // Long enough that an edit is cheaper to send as a diff, short enough to fit the per-file budget.
+  const shapes = Array.from({ length: 16 }, (_, i) => `export const area${i} = (w: number, h: number): number => w * h * ${i + 1};`);
+  writeFileSync(join(folder, "shapes.ts"), `${shapes.join("\n")}\n`);
   return folder;
 }
