@@ -121,6 +121,26 @@ describe("ChatSession on the engine test double", () => {
     await chat.dispose();
   });
 
+  it("a restored conversation re-prefills lazily on its next turn, counted as a restore", async () => {
+    const engine = new FakeEngine(4096, 6);
+    const original = await ChatSession.create(engine);
+    await original.send({ text: "hello" });
+    const reply = original.messages.at(-1)!;
+    const restored = await ChatSession.create(engine);
+    await restored.restore([{ role: "user", content: "hello" }, reply]);
+    const state = engine.states.at(-1)!;
+    assert.equal(state.evaluated, 0, "nothing prefilled until the next turn");
+    const next = await restored.send({ text: "again" });
+    assert.equal(next.restored, true);
+    assert.equal(next.cached, 0);
+    assert.equal(next.prefilled, next.position - next.replyTokens, "the whole conversation was re-prefilled once");
+    const after = await restored.send({ text: "and again" });
+    assert.equal(after.restored, false);
+    assert.equal(after.cached, next.position);
+    await original.dispose();
+    await restored.dispose();
+  });
+
   it("a failed engine call leaves the conversation usable", async () => {
     const engine = new FakeEngine(4096, 6);
     const chat = await ChatSession.create(engine);
