@@ -23,7 +23,7 @@ import { Disposable } from "./disposable";
 import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
-import { readSettings } from "./settings";
+import { readSettings, type ChatSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
@@ -52,6 +52,8 @@ export class ChatPanel extends Disposable {
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
   private readonly context = new PanelContext();
+  /** Which model settings the current session was opened with. */
+  private modelKey = "";
   /** The last banner shown (the testing API reads it; users see it in the webview). */
   lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
   /** Malformed webview messages ignored so far. */
@@ -170,7 +172,13 @@ export class ChatPanel extends Disposable {
     this.panel.title = "Stateful Chat";
     this.save();
     this.context.clear();
-    if (this.session) await this.session.reset();
+    if (this.session && this.modelKey !== modelKeyOf(readSettings())) {
+      // The model setting changed since this panel loaded its model: switch on reset.
+      await this.closeSession();
+      void this.ensureSession().catch(() => undefined);
+    } else if (this.session) {
+      await this.session.reset();
+    }
   }
 
   private async ensureSession(): Promise<ChatSession> {
@@ -181,8 +189,25 @@ export class ChatPanel extends Disposable {
     return this.sessionPromise;
   }
 
+  /** Settings changed: new turn options apply to the next turn of this conversation. */
+  applySettings(): void {
+    this.session?.setOptions(readSettings().turn);
+  }
+
+  private async closeSession(): Promise<void> {
+    const session = this.session;
+    const lease = this.lease;
+    this.session = undefined;
+    this.lease = undefined;
+    this.sessionPromise = undefined;
+    this.model = undefined;
+    await session?.dispose();
+    lease?.release();
+  }
+
   private async openSession(): Promise<ChatSession> {
     const settings = readSettings();
+    this.modelKey = modelKeyOf(settings);
     this.post({ type: "model", state: "loading" });
     try {
       const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
@@ -346,12 +371,7 @@ export class ChatPanel extends Disposable {
   protected override onDispose(): void {
     this.save();
     void this.deps.store.archive(this.snapshot()).catch(() => undefined);
-    const session = this.session;
-    const lease = this.lease;
-    void (async () => {
-      await session?.dispose();
-      lease?.release();
-    })();
+    void this.closeSession();
     this.deps.onDidDispose(this);
   }
 }
@@ -367,6 +387,10 @@ function statsView(stats: TurnStats): TurnStatsView {
     replyTokens: stats.replyTokens,
     restored: stats.restored,
   };
+}
+
+function modelKeyOf(settings: ChatSettings): string {
+  return JSON.stringify([settings.modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
 }
 
 function safePreview(raw: unknown): string {

@@ -25,6 +25,9 @@ export class PanelManager implements vscode.Disposable {
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (editor) this.lastTextEditor = editor;
       }),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration("statefulChat")) for (const panel of this.panels) panel.applySettings();
+      }),
       vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const id = this.claimRestoredId(state);
