@@ -41,7 +41,7 @@ function start(app: HTMLElement): void {
   });
   const composer = new Composer(post, (draft) => viewState.update({ draft }), viewState.current.draft);
   handleCodeBlockClicks(transcript.element, post);
-  handleLinkClicks(app);
+  handleLinkClicks(app, (url) => post({ type: "openLink", url }));
   window.statefulChatTestHooks = { counters: transcript.counters };
 
   const reset = iconButton("clear-all", "Reset conversation", "reset");

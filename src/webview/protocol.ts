@@ -77,7 +77,8 @@ export type WebviewToHost =
   | { readonly type: "reset" }
   | { readonly type: "copyCode"; readonly code: string }
   | { readonly type: "insertCode"; readonly code: string }
-  | { readonly type: "runCommand"; readonly command: BannerCommand };
+  | { readonly type: "runCommand"; readonly command: BannerCommand }
+  | { readonly type: "openLink"; readonly url: string };
 
 /** Longest message text accepted from the webview (characters); larger pastes get a clear error. */
 export const MAX_MESSAGE_CHARS = 200_000;
@@ -103,6 +104,10 @@ export function parseWebviewMessage(value: unknown): WebviewToHost | undefined {
     case "copyCode":
     case "insertCode":
       return isString(value.code) ? { type: value.type, code: value.code } : undefined;
+    case "openLink":
+      return typeof value.url === "string" && value.url.length <= 2048 && /^https?:\/\/[^\s]+$/i.test(value.url)
+        ? { type: "openLink", url: value.url }
+        : undefined;
     case "runCommand":
       return typeof value.command === "string" && (BANNER_COMMANDS as readonly string[]).includes(value.command)
         ? { type: "runCommand", command: value.command as BannerCommand }

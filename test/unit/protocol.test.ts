@@ -47,6 +47,9 @@ it("parseWebviewMessage accepts exactly the protocol's shapes, whatever arrives"
   assert.ok(accepted > 100, `some random messages were valid (${accepted})`);
   assert.equal(parseWebviewMessage({ type: "runCommand", command: "workbench.action.terminal.new" }), undefined, "only banner commands");
   assert.equal(parseWebviewMessage({ type: "send", text: 42 }), undefined);
+  assert.equal(parseWebviewMessage({ type: "openLink", url: "javascript:alert(1)" }), undefined, "only http(s) links open");
+  assert.equal(parseWebviewMessage({ type: "openLink", url: "file:///etc/passwd" }), undefined);
+  assert.deepEqual(parseWebviewMessage({ type: "openLink", url: "https://example.com/a" }), { type: "openLink", url: "https://example.com/a" });
   assert.deepEqual(parseWebviewMessage({ type: "send", text: "hi", extra: 1 }), { type: "send", text: "hi" }, "extra fields dropped");
 });
 

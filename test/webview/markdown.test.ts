@@ -55,13 +55,15 @@ describe("webview markdown", () => {
     await chat.close();
   });
 
-  it("does not navigate the webview when a link is clicked", async () => {
+  it("does not navigate the webview when a link is clicked; asks the host to open it", async () => {
     await showReply("See [the docs](https://example.com/docs) and https://example.org.");
     const url = chat.page.url();
     await chat.page.locator(".entry-body a").first().click();
     await chat.nextFrames();
     assert.equal(chat.page.url(), url);
     assert.equal(await chat.page.getByTestId("composer").count(), 1);
+    const opened = (await chat.posted()).filter((m) => m.type === "openLink");
+    assert.deepEqual(opened, [{ type: "openLink", url: "https://example.com/docs" }]);
     await chat.close();
   });
 

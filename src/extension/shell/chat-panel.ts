@@ -271,6 +271,9 @@ export class ChatPanel extends Disposable {
       case "runCommand":
         await vscode.commands.executeCommand(message.command);
         return;
+      case "openLink":
+        await vscode.env.openExternal(vscode.Uri.parse(message.url, true));
+        return;
     }
   }
 
