@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DisposedError } from "../../src/extension/core/errors";
+import { CancelledError, DisposedError } from "../../src/extension/core/errors";
 import { SessionQueue } from "../../src/extension/core/session-queue";
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -55,6 +55,18 @@ describe("SessionQueue", () => {
     assert.equal(await running, "done");
     await queued;
     await assert.rejects(queue.enqueue("send", async () => 1), DisposedError);
+  });
+
+  it("cancelWaiting rejects queued operations with CancelledError and leaves the running one", async () => {
+    const queue = new SessionQueue();
+    const running = queue.enqueue("send", async () => {
+      await tick();
+      return "ran";
+    });
+    const queued = assert.rejects(queue.enqueue("send", async () => "never"), CancelledError);
+    assert.equal(queue.cancelWaiting(), 1);
+    assert.equal(await running, "ran");
+    await queued;
   });
 
   it("a failing operation does not block the next", async () => {

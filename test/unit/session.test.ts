@@ -107,6 +107,21 @@ describe("ChatSession on the engine test double", () => {
     await chat.dispose();
   });
 
+  it("reset while streaming stops the reply and drops queued messages", async () => {
+    const engine = new FakeEngine(4096, 1000);
+    const chat = await ChatSession.create(engine, { turn: { maxTokens: 500 } });
+    let started = false;
+    const streaming = chat.send({ text: "long" }, { onText: () => (started = true) });
+    const queued = assert.rejects(chat.send({ text: "queued" }), CancelledError);
+    while (!started) await new Promise((r) => setImmediate(r));
+    await chat.reset();
+    assert.equal((await streaming).stopReason, "cancelled");
+    await queued;
+    assert.equal(chat.position, 0);
+    assert.equal(engine.states[0].length, 0);
+    await chat.dispose();
+  });
+
   it("reset gives a fresh state: the next turn prefills like a first turn", async () => {
     const engine = new FakeEngine(4096, 6);
     const chat = await ChatSession.create(engine);

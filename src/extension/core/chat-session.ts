@@ -79,8 +79,9 @@ export class ChatSession {
     return this.queue.abortRunning();
   }
 
-  /** Stop whatever runs, then start a fresh state and an empty conversation. */
+  /** Stop whatever runs, drop queued turns (CancelledError), then start a fresh state and an empty conversation. */
   reset(): Promise<void> {
+    this.queue.cancelWaiting();
     this.queue.abortRunning();
     return this.queue.enqueue("reset", async () => {
       await this.session.reset();

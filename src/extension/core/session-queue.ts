@@ -1,7 +1,7 @@
 // Serializes every operation on one session: FIFO, one at a time, each with its own
 // AbortSignal. Stop aborts the running operation; dispose aborts it and rejects the rest.
 
-import { DisposedError } from "./errors";
+import { CancelledError, DisposedError } from "./errors";
 
 export type OperationKind = "send" | "reset" | "restore" | "other";
 
@@ -55,6 +55,13 @@ export class SessionQueue {
     if (!this.running) return false;
     this.running.controller.abort();
     return true;
+  }
+
+  /** Reject every waiting operation with CancelledError (a reset discards queued messages). */
+  cancelWaiting(): number {
+    const dropped = this.waiting.splice(0);
+    for (const operation of dropped) operation.reject(new CancelledError());
+    return dropped.length;
   }
 
   /** Resolves once nothing is running or waiting. */
