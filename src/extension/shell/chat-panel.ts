@@ -29,6 +29,7 @@ import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcrip
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
 
 export const CHAT_VIEW_TYPE = "statefulChat.chat";
+const TOKEN_FLUSH_MS = 16;
 
 export interface PanelDeps {
   readonly context: vscode.ExtensionContext;
@@ -52,6 +53,8 @@ export class ChatPanel extends Disposable {
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
   private readonly context = new PanelContext();
+  private pendingTokens: { id: string; text: string } | undefined;
+  private tokenTimer: ReturnType<typeof setTimeout> | undefined;
   /** Which model settings the current session was opened with. */
   private modelKey = "";
   /** The last banner shown (the testing API reads it; users see it in the webview). */
@@ -143,7 +146,7 @@ export class ChatPanel extends Disposable {
           onText: (chunk) => {
             if (!reply) return;
             reply.text += chunk;
-            if (this.panel.visible) this.post({ type: "tokens", id: reply.id, text: chunk });
+            if (this.panel.visible) this.queueTokens(reply.id, chunk);
           },
           onOverflow: (event) => this.noteOverflow(event),
         },
@@ -350,8 +353,28 @@ export class ChatPanel extends Disposable {
     this.deps.onDidChangeState();
   }
 
+  /**
+   * Coalesces streamed text into one message per ~frame: every postMessage crosses from the
+   * extension host to the renderer, and at hundreds of tokens/s one message per token is
+   * wasted work. Any other message flushes first, so order is kept.
+   */
+  private queueTokens(id: string, text: string): void {
+    if (this.pendingTokens && this.pendingTokens.id !== id) this.flushTokens();
+    this.pendingTokens = { id, text: (this.pendingTokens?.text ?? "") + text };
+    this.tokenTimer ??= setTimeout(() => this.flushTokens(), TOKEN_FLUSH_MS);
+  }
+
+  private flushTokens(): void {
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokenTimer = undefined;
+    const pending = this.pendingTokens;
+    this.pendingTokens = undefined;
+    if (pending && !this.isDisposed) void this.panel.webview.postMessage({ type: "tokens", ...pending } satisfies HostToWebview).then(undefined, () => undefined);
+  }
+
   private post(message: HostToWebview): void {
     if (this.isDisposed) return;
+    this.flushTokens();
     void this.panel.webview.postMessage(message).then(undefined, () => undefined);
   }
 
@@ -372,6 +395,7 @@ export class ChatPanel extends Disposable {
   }
 
   protected override onDispose(): void {
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.save();
     void this.deps.store.archive(this.snapshot()).catch(() => undefined);
     void this.closeSession();
