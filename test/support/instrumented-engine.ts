@@ -111,13 +111,19 @@ export class InstrumentedEngine implements Engine {
 export async function greedyFromState(state: KvState, ledger: readonly number[], steps: number): Promise<number[]> {
   if (state.length !== ledger.length) throw new Error(`state holds ${state.length} tokens, ledger ${ledger.length}`);
   await state.truncate(ledger.length - 1);
-  let next = (await state.evaluate([ledger[ledger.length - 1]], { temperature: 0 }))!;
+  const out = await greedySteps(state, [ledger[ledger.length - 1]], steps);
+  await state.truncate(ledger.length);
+  return out;
+}
+
+/** Feeds `input`, then `steps` greedy tokens, each fed back; returns the tokens chosen. */
+async function greedySteps(state: KvState, input: readonly number[], steps: number): Promise<number[]> {
+  let next = (await state.evaluate(input, { temperature: 0 }))!;
   const out: number[] = [];
   for (let i = 0; i < steps; i++) {
     out.push(next);
     next = (await state.evaluate([next], { temperature: 0 }))!;
   }
-  await state.truncate(ledger.length);
   return out;
 }
 
@@ -125,13 +131,7 @@ export async function greedyFromState(state: KvState, ledger: readonly number[],
 export async function greedyFromFresh(engine: Engine, ledger: readonly number[], steps: number): Promise<number[]> {
   const state = await engine.createState();
   try {
-    let next = (await state.evaluate(ledger, { temperature: 0 }))!;
-    const out: number[] = [];
-    for (let i = 0; i < steps; i++) {
-      out.push(next);
-      next = (await state.evaluate([next], { temperature: 0 }))!;
-    }
-    return out;
+    return await greedySteps(state, ledger, steps);
   } finally {
     await state.dispose();
   }

@@ -8,7 +8,7 @@ import { ChatSession } from "../core/chat-session";
 import type { Engine } from "../core/engine";
 import type { TurnStats } from "../core/stats";
 import { defaultModelPath } from "../models/default-model";
-import { UsageError } from "./chat-args";
+import { positiveInt, UsageError } from "./chat-args";
 import { packageRoot } from "./package-root";
 
 const MESSAGES = [
@@ -49,12 +49,7 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const int = (name: string, v: string | undefined, fallback?: number) => {
-    if (v === undefined) return fallback;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got "${v}"`);
-    return n;
-  };
+  const int = positiveInt;
   return {
     model: values.model,
     turns: int("turns", values.turns, 12)!,

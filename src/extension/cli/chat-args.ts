@@ -21,7 +21,7 @@ export interface ChatArgs {
 
 export class UsageError extends Error {}
 
-function positiveInt(name: string, value: string | undefined, fallback?: number): number | undefined {
+export function positiveInt(name: string, value: string | undefined, fallback?: number): number | undefined {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);

@@ -3,7 +3,6 @@
 
 import { ChatTemplate, type ChatMessage } from "./chat-template";
 import type { Engine } from "./engine";
-import { DisposedError } from "./errors";
 import { Session } from "./session";
 import { SessionQueue } from "./session-queue";
 import type { TurnStats } from "./stats";
@@ -103,9 +102,5 @@ export class ChatSession {
     this.disposed = true;
     await this.queue.dispose();
     await this.session.dispose();
-  }
-
-  assertNotDisposed(): void {
-    if (this.disposed) throw new DisposedError("Chat session");
   }
 }

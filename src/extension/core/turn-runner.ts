@@ -13,6 +13,7 @@ import {
   promptLimit,
   replyReserve,
   SUMMARY_REQUEST,
+  systemMessage,
   wouldOverflow,
   type TokenBudget,
 } from "./overflow";
@@ -146,8 +147,7 @@ export class TurnRunner {
   }
 
   private systemMessages(): ChatMessage[] {
-    const content = this.options.systemPrompt.trim();
-    return content ? [{ role: "system", content }] : [];
+    return systemMessage(this.options.systemPrompt);
   }
 
   private assertMessageFits(user: ChatMessage, budget: TokenBudget): void {

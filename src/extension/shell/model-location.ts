@@ -26,7 +26,7 @@ export async function resolveModelPath(context: vscode.ExtensionContext, configu
     if (!existsSync(configured)) throw new ModelNotFoundError(configured);
     return configured;
   }
-  const cached = defaultModelCandidates(context).find((p) => existsSync(p));
+  const cached = existingDefaultModel(context);
   if (cached) return cached;
   const storageRoot = context.globalStorageUri.fsPath;
   process.env.STATEFUL_CHAT_CACHE ??= join(storageRoot, "models");

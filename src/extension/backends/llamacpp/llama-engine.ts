@@ -69,17 +69,12 @@ export class LlamaEngine implements Engine {
 
   async createState(): Promise<KvState> {
     if (this.disposed) throw new DisposedError("Engine");
-    const state = await LlamaKvState.create(this.model, {
-      contextSize: this.info.capacity,
-      threads: this.threads,
-      batchSize: Math.min(512, this.info.capacity),
-    });
+    const state: LlamaKvState = await LlamaKvState.create(
+      this.model,
+      { contextSize: this.info.capacity, threads: this.threads, batchSize: Math.min(512, this.info.capacity) },
+      () => this.states.delete(state),
+    );
     this.states.add(state);
-    const dispose = state.dispose.bind(state);
-    state.dispose = async () => {
-      this.states.delete(state);
-      await dispose();
-    };
     return state;
   }
 

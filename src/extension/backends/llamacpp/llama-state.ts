@@ -4,7 +4,16 @@
 
 import type { KvState, SamplingOptions } from "../../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError, EngineFailedError } from "../../core/errors";
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "./node-llama-cpp";
+import type {
+  ControlledEvaluateIndexOutput,
+  ControlledEvaluateInputItem,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaModel,
+  Token,
+} from "./node-llama-cpp";
+
+type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
 
 export interface LlamaStateOptions {
   readonly contextSize: number;
@@ -19,9 +28,11 @@ export class LlamaKvState implements KvState {
   private constructor(
     private readonly context: LlamaContext,
     private readonly sequence: LlamaContextSequence,
+    private readonly onDispose: () => void,
   ) {}
 
-  static async create(model: LlamaModel, options: LlamaStateOptions): Promise<LlamaKvState> {
+  /** `onDispose` lets the engine forget the state once it is disposed. */
+  static async create(model: LlamaModel, options: LlamaStateOptions, onDispose: () => void): Promise<LlamaKvState> {
     const context = await model.createContext({
       contextSize: options.contextSize,
       threads: options.threads,
@@ -35,7 +46,7 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence);
+    return new LlamaKvState(context, sequence, onDispose);
   }
 
   get capacity(): number {
@@ -49,33 +60,13 @@ export class LlamaKvState implements KvState {
   evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
     return this.exclusive(async () => {
       if (tokens.length === 0) return undefined;
-      if (this.length + tokens.length > this.capacity) {
-        throw new CapacityError(this.length, tokens.length, this.capacity);
-      }
-      const input = tokens.map((t) => t as Token);
-      const last = input.length - 1;
-      const items: Parameters<LlamaContextSequence["controlledEvaluate"]>[0] = input.slice(0, last);
-      if (sample) {
-        items.push([
-          input[last],
-          {
-            generateNext: {
-              token: true,
-              options: {
-                temperature: sample.temperature,
-                topP: sample.topP,
-                topK: sample.topK,
-                seed: sample.seed,
-              },
-            },
-          },
-        ]);
-      } else {
-        items.push(input[last]);
-      }
-      const output = await this.sequence.controlledEvaluate(items);
+      const generateNext = sample && {
+        token: true,
+        options: { temperature: sample.temperature, topP: sample.topP, topK: sample.topK, seed: sample.seed },
+      };
+      const output = await this.evaluateWithLast(tokens, generateNext);
       if (!sample) return undefined;
-      const next = output[last]?.next.token;
+      const next = output?.next.token;
       if (next === undefined || next === null) throw new EngineFailedError("llama.cpp sampled no token");
       return next;
     });
@@ -84,15 +75,7 @@ export class LlamaKvState implements KvState {
   evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
     return this.exclusive(async () => {
       if (tokens.length === 0) throw new EngineFailedError("evaluateTopK needs at least one token");
-      if (this.length + tokens.length > this.capacity) {
-        throw new CapacityError(this.length, tokens.length, this.capacity);
-      }
-      const input = tokens.map((t) => t as Token);
-      const last = input.length - 1;
-      const items: Parameters<LlamaContextSequence["controlledEvaluate"]>[0] = input.slice(0, last);
-      items.push([input[last], { generateNext: { probabilities: true } }]);
-      const output = await this.sequence.controlledEvaluate(items);
-      const probabilities = output[last]?.next.probabilities;
+      const probabilities = (await this.evaluateWithLast(tokens, { probabilities: true }))?.next.probabilities;
       if (!probabilities) throw new EngineFailedError("llama.cpp returned no probabilities");
       const top: Array<readonly [number, number]> = [];
       for (const [token, probability] of probabilities) {
@@ -101,6 +84,21 @@ export class LlamaKvState implements KvState {
       }
       return top;
     });
+  }
+
+  /** Appends `tokens` (capacity-checked first); `generateNext` applies to the last one only. */
+  private async evaluateWithLast(
+    tokens: readonly number[],
+    generateNext: GenerateNextOptions | undefined,
+  ): Promise<ControlledEvaluateIndexOutput | undefined> {
+    if (this.length + tokens.length > this.capacity) {
+      throw new CapacityError(this.length, tokens.length, this.capacity);
+    }
+    const input = tokens as Token[];
+    const last = input.length - 1;
+    const items: ControlledEvaluateInputItem[] = input.slice(0, last);
+    items.push(generateNext ? [input[last], { generateNext }] : input[last]);
+    return (await this.sequence.controlledEvaluate(items))[last];
   }
 
   truncate(length: number): Promise<void> {
@@ -118,6 +116,7 @@ export class LlamaKvState implements KvState {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.onDispose();
     await this.sequence.dispose();
     await this.context.dispose();
   }

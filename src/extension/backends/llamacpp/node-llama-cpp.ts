@@ -9,6 +9,8 @@ export type LlamaModel = NodeLlamaCpp.LlamaModel;
 export type LlamaContext = NodeLlamaCpp.LlamaContext;
 export type LlamaContextSequence = NodeLlamaCpp.LlamaContextSequence;
 export type Token = NodeLlamaCpp.Token;
+export type ControlledEvaluateInputItem = NodeLlamaCpp.ControlledEvaluateInputItem;
+export type ControlledEvaluateIndexOutput = NodeLlamaCpp.ControlledEvaluateIndexOutput;
 
 const importModule = new Function("specifier", "return import(specifier)") as (
   specifier: string,
