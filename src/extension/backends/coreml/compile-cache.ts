@@ -1,10 +1,14 @@
 // Compiles a .mlpackage once and keeps the .mlmodelc in a stable folder keyed by the
-// package's content hash, so every later window loads in seconds.
-import { createHash } from "node:crypto";
+// package's content hash, so every later window loads in seconds. The hash itself is
+// remembered under a stat-only fingerprint (package-hash.ts): finding a cached compile
+// reads no weights.
 import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { CoreMLAddon } from "./addon";
+import { packageContentHash } from "./package-hash";
+
+export { hashModelPackage } from "./package-hash";
 
 export type CompileProgress = (stage: "hashing" | "compiling" | "cached" | "compiled") => void;
 
@@ -14,39 +18,19 @@ export function defaultCacheRoot(): string {
   return path.join(base, "stateful-chat", "coreml");
 }
 
-async function listFiles(root: string, folder = ""): Promise<string[]> {
-  const entries = await fs.readdir(path.join(root, folder), { withFileTypes: true });
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const relative = path.join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await listFiles(root, relative)));
-    else if (entry.isFile()) files.push(relative);
-  }
-  return files;
-}
-
-/** sha256 over every file's relative path and bytes, in a stable order. */
-export async function hashModelPackage(packagePath: string): Promise<string> {
-  const hash = createHash("sha256");
-  for (const relative of await listFiles(packagePath)) {
-    hash.update(relative.split(path.sep).join("/"));
-    hash.update("\0");
-    hash.update(await fs.readFile(path.join(packagePath, relative)));
-    hash.update("\0");
-  }
-  return hash.digest("hex");
-}
+const exists = (file: string): Promise<boolean> => fs.stat(file).then(() => true, () => false);
 
 export async function compiledModelFor(
-  addon: CoreMLAddon,
+  addon: Pick<CoreMLAddon, "compileModel">,
   packagePath: string,
   options: { readonly cacheRoot?: string; readonly onProgress?: CompileProgress } = {},
 ): Promise<{ readonly compiledPath: string; readonly contentHash: string }> {
-  options.onProgress?.("hashing");
-  const contentHash = await hashModelPackage(packagePath);
   const root = options.cacheRoot ?? defaultCacheRoot();
+  const { contentHash } = await packageContentHash(packagePath, path.join(root, "package-hashes.json"), () =>
+    options.onProgress?.("hashing"),
+  );
   const compiledPath = path.join(root, `${contentHash.slice(0, 32)}.mlmodelc`);
-  if (await fs.stat(compiledPath).then(() => true, () => false)) {
+  if (await exists(compiledPath)) {
     options.onProgress?.("cached");
     return { compiledPath, contentHash };
   }
@@ -59,7 +43,7 @@ export async function compiledModelFor(
     await fs.rename(temporary, compiledPath);
   } catch (error) {
     await fs.rm(temporary, { recursive: true, force: true });
-    if (!(await fs.stat(compiledPath).then(() => true, () => false))) throw error;
+    if (!(await exists(compiledPath))) throw error;
   }
   options.onProgress?.("compiled");
   return { compiledPath, contentHash };

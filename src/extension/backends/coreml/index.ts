@@ -38,6 +38,8 @@ export interface LoadCoreMLEngineOptions {
   readonly onProgress?: (stage: LoadProgressStage) => void;
   /** Tests only: a native model to use instead of loading one (e.g. the simulated model). */
   readonly nativeModel?: NativeModel;
+  /** Tests only: the addon to use instead of the built one, skipping the platform check. */
+  readonly addon?: CoreMLAddon;
 }
 
 function requireAddon(): CoreMLAddon {
@@ -62,14 +64,15 @@ export async function loadCoreMLEngine(options: LoadCoreMLEngineOptions): Promis
   if (options.nativeModel) {
     return new CoreMLEngine({ model: options.nativeModel, tokenizer, chatTemplate: template, modelPath: folder.modelPath, modelName: folder.modelName, details: "simulated" });
   }
-  const addon = requireAddon();
+  const addon = options.addon ?? requireAddon();
   const cacheRoot = options.cacheRoot ?? defaultCacheRoot();
-  const compiled =
-    folder.kind === "mlpackage"
-      ? await compiledModelFor(addon, folder.modelPath, { cacheRoot, onProgress: progress })
-      : { compiledPath: folder.modelPath, contentHash: await hashModelPackage(folder.modelPath) };
   const functionOptions = folder.functions ? { prefillFunction: folder.functions.prefill, decodeFunction: folder.functions.decode } : {};
+  // Compiling is inside the try: its native rejections become typed errors too.
   try {
+    const compiled =
+      folder.kind === "mlpackage"
+        ? await compiledModelFor(addon, folder.modelPath, { cacheRoot, onProgress: progress })
+        : { compiledPath: folder.modelPath, contentHash: await hashModelPackage(folder.modelPath) };
     progress?.("measuring-compute-units");
     const { units, measured } = await resolveComputeUnits(options.computeUnits, {
       key: `${compiled.contentHash}|${os.platform()} ${os.release()}`,
