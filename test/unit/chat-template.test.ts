@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { appendOnlySuffix, ChatTemplate } from "../../src/extension/core/chat-template";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { ChatTemplate, commonPrefixLength } from "../../src/extension/core/chat-template";
 import { TemplateNotAppendOnlyError } from "../../src/extension/core/errors";
-import { FakeEngine } from "../support/fake-engine";
 
 describe("chat template", () => {
   it("renders a ChatML template with a real Jinja implementation", () => {
@@ -16,21 +14,15 @@ describe("chat template", () => {
     );
   });
 
-  it("appendOnlySuffix returns the new tail and refuses a rewrite", () => {
-    assert.equal(appendOnlySuffix("abc", "abcdef"), "def");
-    assert.throws(() => appendOnlySuffix("abc", "abXdef"), TemplateNotAppendOnlyError);
+  it("commonPrefixLength finds the first difference", () => {
+    assert.equal(commonPrefixLength("abc", "abcdef"), 3);
+    assert.equal(commonPrefixLength("abc", "abXdef"), 2);
+    assert.equal(commonPrefixLength("", "x"), 0);
   });
 
-  it("a template that rewrites earlier turns is detected and reported, not re-prefilled", async () => {
-    // Renders only the latest user message: turn 2 is not an extension of turn 1.
-    const engine = new FakeEngine(4096, 5, "{{ messages[-1]['content'] }}{% if add_generation_prompt %}>>{% endif %}");
-    const chat = await ChatSession.create(engine, { turn: { systemPrompt: "" } });
-    await chat.send({ text: "first" });
-    const before = [...chat.ledger];
-    const evaluatedBefore = engine.states[0].evaluated;
-    await assert.rejects(chat.send({ text: "second" }), TemplateNotAppendOnlyError);
-    assert.deepEqual([...chat.ledger], before, "ledger untouched");
-    assert.equal(engine.states[0].evaluated, evaluatedBefore, "nothing was prefilled");
-    await chat.dispose();
+  it("a template that does not parse or render is a typed error that says what to do", () => {
+    assert.throws(() => new ChatTemplate("{% for m in messages %}"), TemplateNotAppendOnlyError);
+    const t = new ChatTemplate("{{ raise_exception('System role not supported') }}");
+    assert.throws(() => t.render([{ role: "user", content: "hi" }], { addGenerationPrompt: true }), /cannot render this conversation/);
   });
 });

@@ -1,5 +1,6 @@
-// Renders the model's own chat template (Jinja) with a real Jinja implementation, and
-// computes the append-only suffix between two renders (invariant 2).
+// Renders the model's own chat template (Jinja) with a real Jinja implementation. A template
+// that cannot be parsed or rendered is the one thing the core cannot follow: that is
+// reported as `template_not_append_only` with what to do about it.
 
 import { Template } from "@huggingface/jinja";
 import { TemplateNotAppendOnlyError } from "./errors";
@@ -23,27 +24,35 @@ export class ChatTemplate {
     readonly source: string,
     private readonly specials: TemplateSpecials = {},
   ) {
-    this.template = new Template(source);
+    try {
+      this.template = new Template(source);
+    } catch (error) {
+      throw new TemplateNotAppendOnlyError(`it does not parse: ${describe(error)}`);
+    }
   }
 
   render(messages: readonly ChatMessage[], options: { addGenerationPrompt: boolean }): string {
-    return this.template.render({
-      messages: messages.map((m) => ({ role: m.role, content: m.content })),
-      add_generation_prompt: options.addGenerationPrompt,
-      bos_token: this.specials.bosToken ?? "",
-      eos_token: this.specials.eosToken ?? "",
-    });
+    try {
+      return this.template.render({
+        messages: messages.map((m) => ({ role: m.role, content: m.content })),
+        add_generation_prompt: options.addGenerationPrompt,
+        bos_token: this.specials.bosToken ?? "",
+        eos_token: this.specials.eosToken ?? "",
+      });
+    } catch (error) {
+      throw new TemplateNotAppendOnlyError(`rendering failed: ${describe(error)}`);
+    }
   }
 }
 
-/**
- * The text to append so that the ledger's text becomes `next`. Throws when `next` does not
- * extend `current`: the template rewrote earlier turns, which a KV cache cannot follow.
- */
-export function appendOnlySuffix(current: string, next: string): string {
-  if (next.startsWith(current)) return next.slice(current.length);
+/** Length of the longest common prefix of two strings. */
+export function commonPrefixLength(a: string, b: string): number {
+  const end = Math.min(a.length, b.length);
   let index = 0;
-  while (index < current.length && current[index] === next[index]) index++;
-  const around = JSON.stringify(current.slice(Math.max(0, index - 20), index + 20));
-  throw new TemplateNotAppendOnlyError(`first difference at character ${index}, near ${around}`);
+  while (index < end && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

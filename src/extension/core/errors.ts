@@ -76,11 +76,16 @@ export class EmptyMessageError extends StatefulChatError {
   }
 }
 
+/**
+ * The model's chat template cannot be followed at all (it fails to parse or to render this
+ * conversation). Templates that merely re-render earlier turns differently are followed by
+ * rewinding the cache, never reported.
+ */
 export class TemplateNotAppendOnlyError extends StatefulChatError {
   constructor(detail: string) {
     super(
       "template_not_append_only",
-      `The chat template re-renders earlier turns differently, so the cached conversation cannot be extended (${detail}). Reset the conversation or pick another model.`,
+      `The model's chat template cannot render this conversation (${detail}). Pick another model (Select Model…), or fix the template in the model file.`,
     );
   }
 }

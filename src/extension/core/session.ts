@@ -137,6 +137,16 @@ export class Session {
     }
   }
 
+  /**
+   * Put tokens back at the end of the ledger without evaluating them (undoing a rewind that
+   * a failed turn made); they are prefilled on the next call.
+   */
+  appendPending(tokens: readonly number[]): void {
+    this.assertUsable();
+    if (this.position + tokens.length > this.capacity) throw new CapacityError(this.position, tokens.length, this.capacity);
+    this.ledger.append(tokens);
+  }
+
   /** A fresh state and an empty ledger. */
   async reset(): Promise<void> {
     this.assertUsable();

@@ -20,11 +20,18 @@ export interface TurnStats {
   readonly prefilled: number;
   /** Tokens reused from the cache without being evaluated again. */
   readonly cached: number;
+  /**
+   * Tokens taken back from the cache this turn because the chat template renders the
+   * history differently from how it was generated (0 when the render extended the ledger).
+   */
+  readonly rewound: number;
   readonly position: number;
   readonly capacity: number;
   readonly ttftMs: number;
   readonly decodeTokensPerSec: number;
   readonly replyTokens: number;
+  /** Reply tokens spent inside the model's reasoning markers (`<think>` … `</think>`). */
+  readonly thinkingTokens: number;
   readonly reply: string;
   readonly stopReason: StopReason;
   readonly strategy: TurnStrategy;

@@ -1,9 +1,10 @@
-// Runs one turn on a session: render the new messages with the model's template, check the
-// overflow policy, prefill only the new tokens, stream the reply, record stats. It is called
-// by ChatSession inside the session queue, so it never runs twice at once on one session.
+// Runs one turn on a session: render the conversation with the model's template, check the
+// overflow policy, rewind to the first difference when the template re-rendered the last
+// exchange, prefill only what follows, stream the reply, record stats. It is called by
+// ChatSession inside the session queue, so it never runs twice at once on one session.
 
 import type { ChatMessage, ChatTemplate } from "./chat-template";
-import { ConversationPrompt } from "./conversation-prompt";
+import { ConversationPrompt, type HistoryRendering, type PromptPlan } from "./conversation-prompt";
 import type { Engine, SamplingOptions } from "./engine";
 import { CancelledError, EmptyMessageError, MessageTooLargeError } from "./errors";
 import {
@@ -17,6 +18,7 @@ import {
   wouldOverflow,
   type TokenBudget,
 } from "./overflow";
+import { answerOf, reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
 import type { Session } from "./session";
 import { TurnClock, type OverflowEvent, type OverflowStrategy, type TurnStats, type TurnStrategy } from "./stats";
 import { StreamDecoder } from "./stream-decoder";
@@ -27,6 +29,8 @@ export interface TurnOptions {
   readonly strategy: TurnStrategy;
   readonly overflow: OverflowStrategy;
   readonly systemPrompt: string;
+  /** How earlier turns are rendered: as the model's template renders them (default), or as generated. */
+  readonly history?: HistoryRendering;
   /** Overrides the default overflow margin (tokens kept free below capacity). */
   readonly margin?: number;
 }
@@ -48,8 +52,16 @@ export interface TurnCallbacks {
   onOverflow?(event: OverflowEvent): void;
 }
 
+interface Generation {
+  readonly tokens: number[];
+  readonly reply: string;
+  readonly stopReason: TurnStats["stopReason"];
+  readonly thinkingTokens: number;
+}
+
 export class TurnRunner {
   readonly prompt: ConversationPrompt;
+  readonly reasoningMarkers: ReasoningMarkers;
   private turns = 0;
   private restorePending = false;
 
@@ -60,6 +72,11 @@ export class TurnRunner {
     private options: TurnOptions,
   ) {
     this.prompt = new ConversationPrompt(template, engine.tokenizer);
+    this.reasoningMarkers = reasoningMarkersOf(template.source);
+  }
+
+  private get rendering(): HistoryRendering {
+    return this.options.history ?? "template";
   }
 
   get turnCount(): number {
@@ -85,37 +102,48 @@ export class TurnRunner {
     const budget = this.budget();
     const clock = new TurnClock();
     const counters = { ...this.session.counters };
-    const cachedBefore = this.session.evaluated;
     this.assertMessageFits(user, budget);
 
     let added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
-    let suffix = this.prompt.suffixFor(added, true);
+    let plan = this.prompt.plan(added, true, this.rendering);
     let overflow: OverflowEvent | undefined;
-    if (wouldOverflow(this.session.position, suffix.tokens.length, budget)) {
+    if (wouldOverflow(plan.keep.tokens, plan.tokens.length, budget)) {
       overflow = await this.handleOverflow(user, budget, signal);
       callbacks.onOverflow?.(overflow);
       user = this.userMessage(input, true);
       added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
-      suffix = this.prompt.suffixFor(added, true);
+      plan = this.prompt.plan(added, true, this.rendering);
     }
     const restored = this.restorePending;
+    const rewound = this.session.position - plan.keep.tokens;
+    const cachedBefore = Math.min(this.session.evaluated, plan.keep.tokens);
+    const undo = await this.rewind(plan);
     if (this.options.strategy === "naive") await this.session.discardState();
-    const turnStart = this.session.position;
 
-    await this.session.prefill(suffix.tokens, signal);
-    this.restorePending = false;
-    const generation = await this.generate(budget, clock, signal, callbacks, turnStart);
-    this.prompt.commitTurn(added, suffix, generation.reply);
+    let generation: Generation;
+    try {
+      await this.session.prefill(plan.tokens, signal);
+      this.restorePending = false;
+      generation = await this.generate(budget, clock, signal, callbacks);
+    } catch (error) {
+      // A failed or cancelled prompt, or a failed engine call, drops this turn entirely and
+      // leaves the session as it was before it.
+      await undo();
+      throw error;
+    }
+    this.prompt.commit(added, plan, { text: generation.reply, tokens: generation.tokens });
     this.turns++;
     return {
       turn: this.turns,
       prefilled: this.session.counters.prefilled - counters.prefilled,
       cached: overflow || this.options.strategy === "naive" ? 0 : cachedBefore,
+      rewound: overflow ? 0 : rewound,
       position: this.session.position,
       capacity: this.session.capacity,
       ttftMs: clock.ttftMs,
       decodeTokensPerSec: clock.decodeTokensPerSec,
       replyTokens: generation.tokens.length,
+      thinkingTokens: generation.thinkingTokens,
       reply: generation.reply,
       stopReason: generation.stopReason,
       strategy: this.options.strategy,
@@ -134,9 +162,9 @@ export class TurnRunner {
   /** Rebuild from a saved transcript; the tokens are prefilled lazily on the next turn. */
   async restore(messages: readonly ChatMessage[]): Promise<void> {
     const withSystem = messages[0]?.role === "system" ? messages : [...this.systemMessages(), ...messages];
-    const seed = this.prompt.seed(withSystem);
-    await this.session.restore(seed.tokens);
-    this.restorePending = seed.tokens.length > 0;
+    const tokens = this.prompt.seed(withSystem, this.rendering);
+    await this.session.restore(tokens);
+    this.restorePending = tokens.length > 0;
   }
 
   private userMessage(input: TurnInput, fresh: boolean): ChatMessage {
@@ -156,34 +184,35 @@ export class TurnRunner {
     if (alone > limit) throw new MessageTooLargeError(alone, limit);
   }
 
-  private async generate(
-    budget: TokenBudget,
-    clock: TurnClock,
-    signal: AbortSignal,
-    callbacks: TurnCallbacks,
-    turnStart: number,
-  ): Promise<{ tokens: number[]; reply: string; stopReason: TurnStats["stopReason"] }> {
+  /** Rewinds the session to the plan's kept tokens; returns how to put the rewound tail back. */
+  private async rewind(plan: PromptPlan): Promise<() => Promise<void>> {
+    const keep = plan.keep.tokens;
+    const tail = this.session.tokens.slice(keep);
+    await this.session.rollback(keep);
+    return async () => {
+      await this.session.rollback(keep);
+      this.session.appendPending(tail);
+    };
+  }
+
+  private async generate(budget: TokenBudget, clock: TurnClock, signal: AbortSignal, callbacks: TurnCallbacks): Promise<Generation> {
     const decoder = new StreamDecoder(this.engine.tokenizer);
+    const thinking = new ThinkingCounter(this.reasoningMarkers);
     const tokens: number[] = [];
     const room = budget.capacity - budget.margin - this.session.position;
     const maxTokens = Math.max(1, Math.min(this.options.maxTokens, room));
-    try {
-      const stream = this.session.generate({ maxTokens, sampling: this.options.sampling }, signal);
-      for await (const token of stream) {
-        tokens.push(token);
-        clock.tokenArrived();
-        const text = decoder.push(token);
-        if (text) callbacks.onText?.(text);
-      }
-      const rest = decoder.flush();
-      if (rest) callbacks.onText?.(rest);
-    } catch (error) {
-      // A failed engine call must leave the session usable: drop this turn entirely.
-      await this.session.rollback(turnStart);
-      throw error;
+    const stream = this.session.generate({ maxTokens, sampling: this.options.sampling }, signal);
+    for await (const token of stream) {
+      tokens.push(token);
+      clock.tokenArrived();
+      const text = decoder.push(token);
+      thinking.push(text);
+      if (text) callbacks.onText?.(text);
     }
+    const rest = decoder.flush();
+    if (rest) callbacks.onText?.(rest);
     const stopReason = this.session.lastStopReason ?? "max_tokens";
-    return { tokens, reply: this.engine.tokenizer.decode(tokens), stopReason };
+    return { tokens, reply: this.engine.tokenizer.decode(tokens), stopReason, thinkingTokens: thinking.count };
   }
 
   private async handleOverflow(user: ChatMessage, budget: TokenBudget, signal: AbortSignal): Promise<OverflowEvent> {
@@ -203,8 +232,7 @@ export class TurnRunner {
       measure: (messages, gen) => this.prompt.measureFresh(messages, gen),
     });
     await this.session.reset();
-    const seeded = this.prompt.seed(seed);
-    await this.session.prefill(seeded.tokens, signal);
+    await this.session.prefill(this.prompt.seed(seed, this.rendering), signal);
     return {
       strategy: summary !== undefined ? "summarize" : "truncate",
       positionBefore,
@@ -216,10 +244,10 @@ export class TurnRunner {
 
   /** Ask the model, in the current state and within the margin, to summarize; then roll back. */
   private async summarize(budget: TokenBudget, signal: AbortSignal): Promise<string | undefined> {
-    const start = this.session.position;
-    const request = this.prompt.suffixFor([{ role: "user", content: SUMMARY_REQUEST }], true);
-    const room = budget.capacity - start - request.tokens.length;
+    const request = this.prompt.plan([{ role: "user", content: SUMMARY_REQUEST }], true, this.rendering);
+    const room = budget.capacity - request.keep.tokens - request.tokens.length;
     if (room < 16) return undefined;
+    const undo = await this.rewind(request);
     try {
       await this.session.prefill(request.tokens, signal);
       const tokens: number[] = [];
@@ -229,9 +257,9 @@ export class TurnRunner {
       );
       for await (const token of stream) tokens.push(token);
       if (this.session.lastStopReason === "cancelled") throw new CancelledError();
-      return this.engine.tokenizer.decode(tokens).trim() || undefined;
+      return answerOf(this.engine.tokenizer.decode(tokens), this.reasoningMarkers).trim() || undefined;
     } catch (error) {
-      await this.session.rollback(start);
+      await undo();
       throw error;
     }
   }

@@ -1,0 +1,44 @@
+// Chat templates that render history differently from how it was generated, as public models
+// do. Unit tests render them on the engine test double; the real-model tests write them into
+// copies of the default GGUF (test/support/fixture-models.ts).
+
+/** Plain ChatML: every turn extends the previous render. */
+export const CHATML =
+  "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+/**
+ * Qwen3-style (non-thinking mode): the generation prompt opens and closes an empty think
+ * block, and earlier assistant turns are rendered without their thoughts.
+ */
+export const THOUGHTS_DROPPING =
+  "{% for m in messages %}{% if m['role'] == 'assistant' %}" +
+  "{{ '<|im_start|>assistant\\n' + (m['content'].split('</think>') | last).lstrip('\\n') + '<|im_end|>\\n' }}" +
+  "{% else %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endif %}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}{% endif %}";
+
+/** Mistral-style: the system prompt is rendered inside the last user message. */
+export const SYSTEM_IN_LAST_USER =
+  "{% if messages[0]['role'] == 'system' %}{% set system = messages[0]['content'] %}{% set rest = messages[1:] %}" +
+  "{% else %}{% set system = '' %}{% set rest = messages %}{% endif %}" +
+  "{% set last_user = namespace(index=-1) %}{% for m in rest %}{% if m['role'] == 'user' %}{% set last_user.index = loop.index0 %}{% endif %}{% endfor %}" +
+  "{{ bos_token }}{% for m in rest %}{% if m['role'] == 'user' %}" +
+  "{% if loop.index0 == last_user.index and system %}{{ '[INST] ' + system + '\\n\\n' + m['content'] + '[/INST]' }}" +
+  "{% else %}{{ '[INST] ' + m['content'] + '[/INST]' }}{% endif %}" +
+  "{% else %}{{ m['content'] + '</s>' }}{% endif %}{% endfor %}";
+
+/** Llama-3.1-style: a fixed date line is injected at the top of the system prompt. */
+export const FIXED_DATE_LINE =
+  "{{ '<|im_start|>system\\nCutting Knowledge Date: December 2023\\nToday Date: 26 Jul 2024\\n\\n' }}" +
+  "{% if messages[0]['role'] == 'system' %}{{ messages[0]['content'] }}{% set rest = messages[1:] %}{% else %}{% set rest = messages %}{% endif %}" +
+  "{{ '<|im_end|>\\n' }}{% for m in rest %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+export const FIXTURE_TEMPLATES = {
+  chatml: CHATML,
+  "thoughts-dropping": THOUGHTS_DROPPING,
+  "system-in-last-user": SYSTEM_IN_LAST_USER,
+  "fixed-date-line": FIXED_DATE_LINE,
+} as const;
+
+export type FixtureName = keyof typeof FIXTURE_TEMPLATES;
