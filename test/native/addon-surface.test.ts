@@ -7,7 +7,7 @@ import { builtAddon } from "./helpers";
 
 // Names per handle, as declared in addon.ts. Kept as data so a drift on either side fails.
 const DECLARED = {
-  module: ["compileModel", "createSimulatedModel", "loadModel", "platformSupport", "surfaceVersion"],
+  module: ["compileModel", "createSimulatedModel", "liveModelCount", "loadModel", "platformSupport", "surfaceVersion"],
   model: ["createSession", "dispose", "info"],
   session: ["busy", "capacity", "dispose", "evaluate", "evaluateTopK", "position", "reset", "truncate"],
   info: ["capacity", "causalMask", "causalMaskType", "details", "inputIds", "keyCache", "logits", "queryLengths", "valueCache"],
@@ -88,4 +88,17 @@ test("a failing prediction rejects with the native message", async () => {
   assert.ok((await session.evaluate(Int32Array.of(1), { temperature: 0 })) >= 0, "usable after a failure");
   await session.dispose();
   model.dispose();
+});
+
+test("dispose() frees the native model at once, after its last session", async () => {
+  const addon = builtAddon();
+  const before = addon.liveModelCount();
+  const model = addon.createSimulatedModel({ capacity: 16 });
+  const session = model.createSession();
+  assert.equal(addon.liveModelCount(), before + 1);
+  model.dispose();
+  assert.equal(addon.liveModelCount(), before + 1, "a live session still uses the model");
+  await session.evaluate(Int32Array.of(1, 2), { temperature: 0 });
+  await session.dispose();
+  assert.equal(addon.liveModelCount(), before, "freed without waiting for garbage collection");
 });

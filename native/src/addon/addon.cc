@@ -14,7 +14,7 @@
 namespace statefulchat {
 
 namespace {
-constexpr int kSurfaceVersion = 1;
+constexpr int kSurfaceVersion = 2;
 
 std::string OptionalString(const Napi::Object& object, const char* key, const std::string& fallback) {
   const Napi::Value value = object.Get(key);
@@ -34,6 +34,10 @@ Napi::Value PlatformSupportJs(const Napi::CallbackInfo& info) {
   result.Set("supported", support.supported);
   if (!support.supported) result.Set("reason", support.reason);
   return result;
+}
+
+Napi::Value LiveModelCountJs(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(StatefulModel::LiveCount()));
 }
 
 Napi::Value LoadModelJs(const Napi::CallbackInfo& info) {
@@ -104,6 +108,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 
   exports.Set("surfaceVersion", Napi::Number::New(env, kSurfaceVersion));
   exports.Set("platformSupport", Napi::Function::New(env, PlatformSupportJs, "platformSupport"));
+  exports.Set("liveModelCount", Napi::Function::New(env, LiveModelCountJs, "liveModelCount"));
   exports.Set("loadModel", Napi::Function::New(env, LoadModelJs, "loadModel"));
   exports.Set("compileModel", Napi::Function::New(env, CompileModelJs, "compileModel"));
   exports.Set("createSimulatedModel", Napi::Function::New(env, CreateSimulatedModelJs, "createSimulatedModel"));

@@ -48,7 +48,9 @@ ModelWrap::ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWra
   if (info.Length() != 1 || !info[0].IsExternal()) {
     throw Napi::TypeError::New(info.Env(), "NativeModel is created by loadModel() or createSimulatedModel()");
   }
-  model_ = *info[0].As<Napi::External<std::shared_ptr<StatefulModel>>>().Data();
+  // Moved, not copied: a copy left in the External would keep the model (weights, ANE/GPU
+  // resources) alive after dispose() until V8 happens to collect the External.
+  model_ = std::move(*info[0].As<Napi::External<std::shared_ptr<StatefulModel>>>().Data());
 }
 
 Napi::Value ModelWrap::Info(const Napi::CallbackInfo& info) {

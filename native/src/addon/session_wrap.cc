@@ -59,9 +59,10 @@ SessionWrap::SessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sess
   if (info.Length() != 1 || !info[0].IsExternal()) {
     throw Napi::TypeError::New(info.Env(), "NativeSession is created by NativeModel.createSession()");
   }
-  const SessionSeed* seed = info[0].As<Napi::External<SessionSeed>>().Data();
+  SessionSeed* seed = info[0].As<Napi::External<SessionSeed>>().Data();
   try {
-    session_ = std::make_shared<Session>(seed->model, seed->preferredChunk);  // newState
+    // Moved out of the External, which would otherwise hold the model until V8 collects it.
+    session_ = std::make_shared<Session>(std::move(seed->model), seed->preferredChunk);  // newState
   } catch (...) {
     throw ToJsError(info.Env(), CaptureCurrentException());
   }

@@ -3,6 +3,7 @@
 // (src/mac) and the simulated model used by the tests.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,7 +31,13 @@ using LogitsCallback = std::function<void(const StridedView& logits)>;
 
 class StatefulModel {
  public:
-  virtual ~StatefulModel() = default;
+  StatefulModel() { liveCount_.fetch_add(1); }
+  StatefulModel(const StatefulModel&) = delete;
+  StatefulModel& operator=(const StatefulModel&) = delete;
+  virtual ~StatefulModel() { liveCount_.fetch_sub(1); }
+  // Models alive in this process: a loaded MLModel holds weights and ANE/GPU resources,
+  // so tests check that dispose() frees it at once rather than whenever V8 collects.
+  static int64_t LiveCount() { return liveCount_.load(); }
   virtual const ModelIO& io() const = 0;
   virtual std::unique_ptr<ModelState> NewState() = 0;
   // Runs one stateful prediction. `onLogits` sees the logits output only for the
@@ -38,6 +45,9 @@ class StatefulModel {
   virtual void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) = 0;
   // Human-readable details (compute units, function names) for the UI.
   virtual std::string Details() const = 0;
+
+ private:
+  static inline std::atomic<int64_t> liveCount_{0};
 };
 
 }  // namespace statefulchat

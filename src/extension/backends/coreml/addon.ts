@@ -79,11 +79,13 @@ export interface CoreMLAddon {
   platformSupport(): { readonly supported: boolean; readonly reason?: string };
   loadModel(compiledPath: string, options: NativeLoadOptions): Promise<NativeModel>;
   compileModel(packagePath: string, destinationPath: string): Promise<void>;
+  /** Native models alive in this process (loaded or simulated); dispose() frees one at once. */
+  liveModelCount(): number;
   /** A deterministic stand-in with Core ML's stateful contract, for tests on any OS. */
   createSimulatedModel(spec: SimulatedModelSpec): NativeModel;
 }
 
-export const EXPECTED_SURFACE_VERSION = 1;
+export const EXPECTED_SURFACE_VERSION = 2;
 
 /** Where node-gyp puts the binary, relative to this file in src/ and in out/ bundles. */
 function candidatePaths(): string[] {
