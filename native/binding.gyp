@@ -15,6 +15,7 @@
         "src/core/sampler.cc",
         "src/core/serial_worker.cc",
         "src/core/session.cc",
+        "src/core/shape_constraint.cc",
         "src/core/simulated_model.cc",
         "src/core/strided_copy.cc",
         "src/core/tensor.cc",

@@ -50,14 +50,30 @@ TEST(ChunkPlan, EnumeratedModelsUseLargestFitThenSmaller) {
   EXPECT_EQ(chunks[1].queryLength, 1);
 }
 
-TEST(ChunkPlan, FixedShapePadsTheTail) {
+TEST(ChunkPlan, FixedShapeOverlapsTheTailWhenTheCacheHoldsEnough) {
+  // 64 + 6: the second chunk re-feeds the 58 tokens before it so its last row is real.
   const auto chunks = PlanChunks(70, 0, 512, Allowed({64}), 128);
   ASSERT_EQ(chunks.size(), 2u);
   EXPECT_EQ(chunks[1].tokens, 6);
   EXPECT_EQ(chunks[1].queryLength, 64);
+  EXPECT_EQ(chunks[1].overlap, 58);
+  EXPECT_EQ(chunks[1].Padding(), 0);
+  // A single decode step on a model without q=1 is an overlapping chunk too.
+  const auto step = PlanChunks(1, 300, 512, Allowed({16}), 128);
+  ASSERT_EQ(step.size(), 1u);
+  EXPECT_EQ(step[0].overlap, 15);
+  // Overlap writes nothing new past the position, so it fits even at the very end.
+  EXPECT_EQ(PlanChunks(6, 500, 512, Allowed({64}), 128)[0].overlap, 58);
+}
+
+TEST(ChunkPlan, FixedShapePadsOnlyWithoutHistory) {
+  const auto chunks = PlanChunks(6, 0, 512, Allowed({64}), 128);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].overlap, 0);
+  EXPECT_EQ(chunks[0].Padding(), 58);
 }
 
 TEST(ChunkPlan, PaddingMustFitCapacityToo) {
-  EXPECT_THROW(PlanChunks(6, 500, 512, Allowed({64}), 128), CapacityError);
+  EXPECT_THROW(PlanChunks(6, 0, 40, Allowed({64}), 128), CapacityError);
   EXPECT_THROW(PlanChunks(20, 500, 512, Range(1, 512), 128), CapacityError);
 }

@@ -45,6 +45,7 @@ TEST(IoNames, ResolvesSnakeCaseFixedShapeModel) {
   const ModelIO io = ResolveModelIO({
       Feature("input_ids", FeatureKind::kInput, DType::kInt32, {1, 64}),
       Feature("causal_mask", FeatureKind::kInput, DType::kFloat32, {1, 1, 64, 512}),
+      Feature("position", FeatureKind::kInput, DType::kInt32, {1}),
       Feature("key_cache", FeatureKind::kState, DType::kFloat16, {30, 1, 3, 512, 64}),
       Feature("value_cache", FeatureKind::kState, DType::kFloat16, {30, 1, 3, 512, 64}),
       Feature("logits", FeatureKind::kOutput, DType::kFloat32, {1, 64, 49152}),
@@ -54,6 +55,9 @@ TEST(IoNames, ResolvesSnakeCaseFixedShapeModel) {
   EXPECT_EQ(io.capacity, 512);
   EXPECT_FALSE(io.queryLengths.isRange);
   EXPECT_EQ(io.queryLengths.allowed, (std::vector<int64_t>{64}));
+  EXPECT_EQ(io.position, "position");
+  EXPECT_EQ(io.maskWidth, 512);
+  EXPECT_EQ(io.MaskWidthFor(100, 64), 512);
 }
 
 TEST(IoNames, EnumeratedShapesBecomeAllowedLengths) {
@@ -91,4 +95,73 @@ TEST(IoNames, RejectsUnknownInputsAndWrongTypes) {
 TEST(IoNames, CapacityIsTheSequenceAxis) {
   EXPECT_EQ(CacheSequenceLength({1, 8, 1024, 64}), 1024);
   EXPECT_THROW(CacheSequenceLength({1024, 64}), NativeError);
+}
+
+// Issue 9, item 3: the mask's own shape constraints decide too, at load.
+namespace {
+std::string RefusalOf(const std::vector<FeatureDescription>& features) {
+  try {
+    ResolveModelIO(features);
+  } catch (const NativeError& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kModelInvalid);
+    return error.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(IoNames, MaskFixedAtOneRowAllowsSingleTokenStepsOnly) {
+  auto features = SwiftTransformersStyle();
+  features[1].ranges[2] = {1, 1};  // [1, 1, 1, end]
+  const ModelIO io = ResolveModelIO(features);
+  EXPECT_FALSE(io.queryLengths.isRange);
+  EXPECT_EQ(io.queryLengths.allowed, (std::vector<int64_t>{1}));
+  EXPECT_EQ(io.maskWidth, 0);
+}
+
+TEST(IoNames, MaskRowsNarrowTheTokenInputsLengths) {
+  auto features = SwiftTransformersStyle();
+  features[1].ranges[2] = {1, 128};
+  const ModelIO io = ResolveModelIO(features);
+  EXPECT_TRUE(io.queryLengths.isRange);
+  EXPECT_EQ(io.queryLengths.max, 128);
+}
+
+TEST(IoNames, NoCommonQueryLengthIsRefused) {
+  auto features = SwiftTransformersStyle();
+  features[0].ranges.clear();
+  features[0].shape = {1, 64};  // ids fixed at 64
+  features[1].ranges[2] = {1, 1};
+  EXPECT_NE(RefusalOf(features).find("no query length"), std::string::npos);
+}
+
+TEST(IoNames, FixedMaskWidthWithoutAPositionInputIsRefused) {
+  auto features = SwiftTransformersStyle();
+  features[1].ranges[3] = {2048, 2048};
+  EXPECT_NE(RefusalOf(features).find("cannot carry the write position"), std::string::npos);
+  features.push_back(Feature("position", FeatureKind::kInput, DType::kInt32, {1}));
+  EXPECT_EQ(ResolveModelIO(features).maskWidth, 2048);
+}
+
+TEST(IoNames, FixedMaskWidthMustSpanTheCache) {
+  auto features = SwiftTransformersStyle();
+  features[1].ranges[3] = {1024, 1024};
+  features.push_back(Feature("position", FeatureKind::kInput, DType::kInt32, {1}));
+  EXPECT_NE(RefusalOf(features).find("must span the cache"), std::string::npos);
+}
+
+TEST(IoNames, MaskEndThatCannotStartAtZeroIsRefused) {
+  auto features = SwiftTransformersStyle();
+  features[1].ranges[3] = {64, 2048};
+  EXPECT_NE(RefusalOf(features).find("position 0"), std::string::npos);
+}
+
+TEST(IoNames, MaskRankAndPositionTypeAreChecked) {
+  auto features = SwiftTransformersStyle();
+  features[1].shape = {1, 1, 2048};
+  features[1].ranges.pop_back();
+  EXPECT_NE(RefusalOf(features).find("[1, 1, q, end]"), std::string::npos);
+  auto floatPosition = SwiftTransformersStyle();
+  floatPosition.push_back(Feature("position", FeatureKind::kInput, DType::kFloat32, {1}));
+  EXPECT_NE(RefusalOf(floatPosition).find("int32"), std::string::npos);
 }

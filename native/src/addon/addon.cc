@@ -81,6 +81,13 @@ Napi::Value CreateSimulatedModelJs(const Napi::CallbackInfo& info) {
     if (object.Get("logitsRowPadding").IsNumber()) spec.logitsRowPadding = object.Get("logitsRowPadding").ToNumber().Int64Value();
     if (object.Get("predictDelayMs").IsNumber()) spec.predictDelayMs = object.Get("predictDelayMs").ToNumber().Int64Value();
     if (object.Get("failOnPrediction").IsNumber()) spec.failOnPrediction = object.Get("failOnPrediction").ToNumber().Int64Value();
+    if (object.Get("maskRowsFixed").IsNumber()) spec.maskRowsFixed = object.Get("maskRowsFixed").ToNumber().Int64Value();
+    spec.camelCaseNames = object.Get("camelCaseNames").ToBoolean();
+    spec.maskWidthFixed = object.Get("maskWidthFixed").ToBoolean();
+    spec.positionInput = object.Get("positionInput").ToBoolean();
+    spec.lastLogitsOnly = object.Get("lastLogitsOnly").ToBoolean();
+    spec.decodeFunction = object.Get("decodeMaskType").IsString();
+    spec.decodeMaskType = ParseDType(object, "decodeMaskType", spec.maskType);
     spec.maskType = ParseDType(object, "maskType", spec.maskType);
     spec.logitsType = ParseDType(object, "logitsType", spec.logitsType);
     if (object.Get("queryLengths").IsArray()) {
@@ -96,7 +103,13 @@ Napi::Value CreateSimulatedModelJs(const Napi::CallbackInfo& info) {
       (!spec.queryLengths.isRange && spec.queryLengths.allowed.empty())) {
     throw Napi::RangeError::New(env, "createSimulatedModel: vocabSize >= 2, capacity >= 1, queryLengths non-empty");
   }
-  return ModelWrap::NewInstance(env, std::make_shared<SimulatedModel>(spec));
+  std::shared_ptr<StatefulModel> model;
+  try {
+    model = std::make_shared<SimulatedModel>(spec);  // validates its I/O like a loaded model
+  } catch (...) {
+    throw ToJsError(env, CaptureCurrentException());
+  }
+  return ModelWrap::NewInstance(env, std::move(model));
 }
 }  // namespace
 

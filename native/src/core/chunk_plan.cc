@@ -8,18 +8,19 @@
 namespace statefulchat {
 
 namespace {
+// Real tokens and q, before deciding between overlap and padding.
 PlannedChunk NextChunk(int64_t remaining, const QueryLengths& lengths, int64_t preferredChunk) {
   if (lengths.isRange) {
     const int64_t cap = std::max<int64_t>(lengths.min, std::min(lengths.max, std::max<int64_t>(1, preferredChunk)));
     const int64_t tokens = std::min(remaining, cap);
-    return {tokens, std::max(tokens, lengths.min)};
+    return {tokens, std::max(tokens, lengths.min), 0};
   }
   // Largest allowed q that does not exceed what is left.
   for (auto it = lengths.allowed.rbegin(); it != lengths.allowed.rend(); ++it) {
-    if (*it <= remaining) return {*it, *it};
+    if (*it <= remaining) return {*it, *it, 0};
   }
-  // None is small enough: pad the smallest allowed q.
-  return {remaining, lengths.allowed.front()};
+  // None is small enough: the smallest allowed q, filled by overlap or padding.
+  return {remaining, lengths.allowed.front(), 0};
 }
 }  // namespace
 
@@ -30,10 +31,13 @@ std::vector<PlannedChunk> PlanChunks(int64_t count, int64_t position, int64_t ca
   int64_t cursor = position;
   int64_t remaining = count;
   while (remaining > 0) {
-    const PlannedChunk chunk = NextChunk(remaining, lengths, preferredChunk);
-    // Padding writes past the logical end; those slots must still exist.
-    if (cursor + chunk.queryLength > capacity) {
-      throw CapacityError(position, count + (chunk.queryLength - chunk.tokens), capacity);
+    PlannedChunk chunk = NextChunk(remaining, lengths, preferredChunk);
+    const int64_t extra = chunk.queryLength - chunk.tokens;
+    if (extra > 0 && cursor >= extra) {
+      chunk.overlap = extra;
+    } else if (cursor + chunk.queryLength > capacity) {
+      // Padding writes past the logical end; those slots must still exist.
+      throw CapacityError(position, count + extra, capacity);
     }
     chunks.push_back(chunk);
     cursor += chunk.tokens;

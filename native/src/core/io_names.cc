@@ -37,35 +37,48 @@ std::string ListNames(const std::vector<FeatureDescription>& features, FeatureKi
                     "no " + role + " found; the model's " + kindName + " are: " + ListNames(features, kind));
 }
 
-QueryLengths QueryLengthsOf(const FeatureDescription& ids) {
-  QueryLengths lengths;
-  const size_t axis = ids.shape.size() >= 2 ? ids.shape.size() - 1 : 0;
-  if (!ids.enumeratedShapes.empty()) {
-    lengths.isRange = false;
-    for (const auto& shape : ids.enumeratedShapes) {
-      if (shape.size() > axis) lengths.allowed.push_back(shape[axis]);
-    }
-    std::sort(lengths.allowed.begin(), lengths.allowed.end());
-    lengths.allowed.erase(std::unique(lengths.allowed.begin(), lengths.allowed.end()), lengths.allowed.end());
-  } else if (ids.ranges.size() > axis) {
-    lengths.isRange = true;
-    lengths.min = std::max<int64_t>(1, ids.ranges[axis].min);
-    lengths.max = ids.ranges[axis].max;
-  } else {
-    lengths.isRange = false;
-    lengths.allowed.push_back(ids.shape.empty() ? 1 : ids.shape[axis]);
-  }
-  if (lengths.isRange ? lengths.max < lengths.min : lengths.allowed.empty()) {
-    throw NativeError(ErrorCode::kModelInvalid, "input '" + ids.name + "' accepts no query length");
+void Invalid(const std::string& message) { throw NativeError(ErrorCode::kModelInvalid, message); }
+
+// Which q the model takes: the token input's axis 1 intersected with the mask's row
+// axis (a mask fixed at [1,1,1,end] allows single-token steps only, whatever the ids say).
+QueryLengths QueryLengthsOf(const FeatureDescription& ids, const FeatureDescription& mask) {
+  if (ids.shape.size() != 2) Invalid("input '" + ids.name + "' must be [1, q]");
+  const QueryLengths fromIds = AxisLengths(ids, 1);
+  const QueryLengths fromMask = AxisLengths(mask, 2);
+  QueryLengths lengths = Intersect(fromIds, fromMask);
+  if (lengths.isRange) lengths.min = std::max<int64_t>(1, lengths.min);
+  else lengths.allowed.erase(std::remove_if(lengths.allowed.begin(), lengths.allowed.end(), [](int64_t q) { return q < 1; }),
+                             lengths.allowed.end());
+  if (lengths.Empty()) {
+    Invalid("no query length fits both '" + ids.name + "' (q " + fromIds.Describe() + ") and '" + mask.name +
+            "' (rows " + fromMask.Describe() + ")");
   }
   return lengths;
 }
-}  // namespace
 
-bool QueryLengths::Allows(int64_t q) const {
-  if (isRange) return q >= min && q <= max;
-  return std::binary_search(allowed.begin(), allowed.end(), q);
+// The mask's last axis: flexible (it carries the write position: end = position + q) or
+// fixed at the cache length (then a `position` input must carry it).
+void ResolveMaskWidth(const FeatureDescription& mask, const FeatureDescription* position, ModelIO& io) {
+  const QueryLengths ends = AxisLengths(mask, 3);
+  if (ends.isRange) {
+    if (ends.min > io.queryLengths.Smallest()) {
+      Invalid("mask '" + mask.name + "' needs a length >= " + std::to_string(ends.min) +
+              ", so a short first prompt could not be written at position 0");
+    }
+    io.capacity = std::min(io.capacity, ends.max);
+    return;
+  }
+  if (ends.allowed.size() != 1 || ends.allowed.front() != io.capacity) {
+    Invalid("mask '" + mask.name + "' has fixed lengths " + ends.Describe() + "; a fixed-shape mask must span the cache (" +
+            std::to_string(io.capacity) + ")");
+  }
+  if (position == nullptr) {
+    Invalid("mask '" + mask.name + "' has a fixed length, so it cannot carry the write position, and the model has no "
+            "'position' input");
+  }
+  io.maskWidth = io.capacity;
 }
+}  // namespace
 
 std::string NormalizeFeatureName(const std::string& name) {
   std::string normalized;
@@ -87,18 +100,18 @@ ModelIO ResolveModelIO(const std::vector<FeatureDescription>& features) {
   ModelIO io;
   const auto* ids = FindRole(features, FeatureKind::kInput, {"input_ids", "inputIds"});
   if (!ids) Missing("token input (input_ids / inputIds)", features, FeatureKind::kInput);
-  if (ids->dtype != DType::kInt32) {
-    throw NativeError(ErrorCode::kModelInvalid, "input '" + ids->name + "' must be int32, not " + DTypeName(ids->dtype));
-  }
+  if (ids->dtype != DType::kInt32) Invalid("input '" + ids->name + "' must be int32, not " + DTypeName(ids->dtype));
   const auto* mask = FindRole(features, FeatureKind::kInput, {"causal_mask", "causalMask"});
   if (!mask) Missing("causal mask input (causal_mask / causalMask)", features, FeatureKind::kInput);
   if (mask->dtype != DType::kFloat16 && mask->dtype != DType::kFloat32) {
-    throw NativeError(ErrorCode::kModelInvalid, "input '" + mask->name + "' must be float16 or float32");
+    Invalid("input '" + mask->name + "' must be float16 or float32, not " + DTypeName(mask->dtype));
   }
+  if (mask->shape.size() != 4) Invalid("input '" + mask->name + "' must be [1, 1, q, end]");
+  const auto* position = FindRole(features, FeatureKind::kInput, {"position"});
+  if (position && position->dtype != DType::kInt32) Invalid("input '" + position->name + "' must be int32");
   for (const auto& feature : features) {
-    if (feature.kind == FeatureKind::kInput && &feature != ids && &feature != mask) {
-      throw NativeError(ErrorCode::kModelInvalid,
-                        "unexpected input '" + feature.name + "': only a token input and a causal mask are supported");
+    if (feature.kind == FeatureKind::kInput && &feature != ids && &feature != mask && &feature != position) {
+      Invalid("unexpected input '" + feature.name + "': only a token input, a causal mask and a position are supported");
     }
   }
   const auto* keys = FindRole(features, FeatureKind::kState, {"key_cache", "keyCache"});
@@ -114,15 +127,11 @@ ModelIO ResolveModelIO(const std::vector<FeatureDescription>& features) {
   io.keyCache = keys->name;
   io.valueCache = values->name;
   io.logits = logits->name;
+  if (position) io.position = position->name;
   io.capacity = CacheSequenceLength(keys->shape);
-  if (CacheSequenceLength(values->shape) != io.capacity) {
-    throw NativeError(ErrorCode::kModelInvalid, "key and value caches disagree on max_seq_len");
-  }
-  // The mask's last axis is `end`; a tighter upper bound there also bounds capacity.
-  if (mask->shape.size() == 4 && mask->ranges.size() == 4 && mask->ranges[3].max > 0) {
-    io.capacity = std::min(io.capacity, mask->ranges[3].max);
-  }
-  io.queryLengths = QueryLengthsOf(*ids);
+  if (CacheSequenceLength(values->shape) != io.capacity) Invalid("key and value caches disagree on max_seq_len");
+  io.queryLengths = QueryLengthsOf(*ids, *mask);
+  ResolveMaskWidth(*mask, position, io);
   if (io.queryLengths.isRange) io.queryLengths.max = std::min(io.queryLengths.max, io.capacity);
   return io;
 }

@@ -23,20 +23,34 @@ void Session::Append(const std::vector<int32_t>& tokens,
   for (size_t index = 0; index < chunks.size(); ++index) {
     const PlannedChunk& chunk = chunks[index];
     const bool last = index + 1 == chunks.size();
+    const ModelIO& served = model_->IOFor(chunk.queryLength);
     PredictInput input;
-    input.start = position_;
-    input.ids.assign(tokens.begin() + static_cast<std::ptrdiff_t>(consumed),
+    input.start = position_ - chunk.overlap;
+    input.ids.assign(history_.end() - static_cast<std::ptrdiff_t>(chunk.overlap), history_.end());
+    input.ids.insert(input.ids.end(), tokens.begin() + static_cast<std::ptrdiff_t>(consumed),
                      tokens.begin() + static_cast<std::ptrdiff_t>(consumed + static_cast<size_t>(chunk.tokens)));
     // Pad with the last real token; the padded slots are beyond the new position.
     input.ids.resize(static_cast<size_t>(chunk.queryLength), input.ids.back());
-    input.mask = BuildCausalMask(input.start, chunk.queryLength, io.causalMaskType);
+    input.maskWidth = served.MaskWidthFor(input.start, chunk.queryLength);
+    input.mask = BuildCausalMask(input.start, chunk.queryLength, input.maskWidth, served.causalMaskType);
+    const int64_t lastRealRow = chunk.overlap + chunk.tokens - 1;
     bool sawLogits = false;
     model_->Predict(*state_, input, [&](const StridedView& logits) {
       sawLogits = true;
-      if (last && onLastRow) onLastRow(ReadLogitsRow(logits, chunk.tokens - 1), position_ + chunk.tokens);
+      if (!last || !onLastRow) return;
+      // One row means "the last position only": it belongs to padding when there is any.
+      if (chunk.Padding() > 0 && DescribeLogits(logits).rows == 1) {
+        throw NativeError(ErrorCode::kEngineFailed,
+                          "the model returns only the last position's logits and accepts no query length of " +
+                              std::to_string(chunk.tokens) + " at position " + std::to_string(position_) +
+                              " (allowed " + io.queryLengths.Describe() + ")");
+      }
+      onLastRow(ReadLogitsRow(logits, lastRealRow), position_ + chunk.tokens);
     });
     if (last && onLastRow && !sawLogits) throw NativeError(ErrorCode::kEngineFailed, "the model returned no logits");
     position_ += chunk.tokens;
+    history_.insert(history_.end(), tokens.begin() + static_cast<std::ptrdiff_t>(consumed),
+                    tokens.begin() + static_cast<std::ptrdiff_t>(consumed + static_cast<size_t>(chunk.tokens)));
     consumed += static_cast<size_t>(chunk.tokens);
   }
 }
@@ -73,11 +87,13 @@ void Session::Truncate(int64_t length) {
                                                     ") is outside 0.." + std::to_string(position_));
   }
   position_ = length;
+  history_.resize(static_cast<size_t>(length));
 }
 
 void Session::Reset() {
   state_ = model_->NewState();
   position_ = 0;
+  history_.clear();
 }
 
 }  // namespace statefulchat

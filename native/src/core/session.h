@@ -46,6 +46,9 @@ class Session {
   std::shared_ptr<StatefulModel> model_;
   std::unique_ptr<ModelState> state_;
   int64_t position_ = 0;
+  // The tokens in the cache, in order (size == position_): an overlapping chunk re-feeds
+  // the last few of them instead of padding (see chunk_plan.h).
+  std::vector<int32_t> history_;
   int64_t preferredChunk_;
   std::mt19937_64 unseededRandom_;
 };

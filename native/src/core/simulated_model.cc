@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "causal_mask.h"
 #include "fp16.h"
 #include "native_error.h"
 
@@ -17,30 +18,98 @@ class SimulatedState : public ModelState {
   std::vector<int32_t> slots;  // zeroed, like a fresh MLState
 };
 
-bool MaskAllows(const PredictInput& input, DType maskType, int64_t row, int64_t key, int64_t end) {
-  const size_t index = static_cast<size_t>(row * end + key);
+FeatureDescription Feature(const std::string& name, FeatureKind kind, DType dtype, std::vector<int64_t> shape) {
+  FeatureDescription feature;
+  feature.name = name;
+  feature.kind = kind;
+  feature.dtype = dtype;
+  feature.shape = std::move(shape);
+  return feature;
+}
+
+// Sets axis `axis` of a feature to `lengths`, as a range or (enumerated) as a fixed value
+// when only one is allowed; several enumerated values become a range over them, the way a
+// converter would have to express them on an axis that also has a flexible neighbour.
+void ConstrainAxis(FeatureDescription& feature, size_t axis, const QueryLengths& lengths) {
+  if (!lengths.isRange && lengths.allowed.size() == 1) {
+    feature.shape[axis] = lengths.allowed.front();
+    if (!feature.ranges.empty()) feature.ranges[axis] = {lengths.allowed.front(), lengths.allowed.front()};
+    return;
+  }
+  if (feature.ranges.empty()) {
+    for (int64_t size : feature.shape) feature.ranges.push_back({size, size});
+  }
+  feature.ranges[axis] = lengths.isRange ? DimensionRange{lengths.min, lengths.max}
+                                         : DimensionRange{lengths.allowed.front(), lengths.allowed.back()};
+  feature.shape[axis] = feature.ranges[axis].min;
+}
+
+std::vector<FeatureDescription> Describe(const SimulatedModelSpec& spec, DType maskType) {
+  const bool camel = spec.camelCaseNames;
+  FeatureDescription ids = Feature(camel ? "inputIds" : "input_ids", FeatureKind::kInput, DType::kInt32, {1, 1});
+  if (spec.queryLengths.isRange || spec.queryLengths.allowed.size() == 1) {
+    ConstrainAxis(ids, 1, spec.queryLengths);
+  } else {
+    for (int64_t q : spec.queryLengths.allowed) ids.enumeratedShapes.push_back({1, q});
+    ids.shape[1] = spec.queryLengths.allowed.front();
+  }
+  FeatureDescription mask = Feature(camel ? "causalMask" : "causal_mask", FeatureKind::kInput, maskType, {1, 1, 1, 1});
+  QueryLengths rows = spec.queryLengths;
+  if (spec.maskRowsFixed > 0) {
+    rows.isRange = false;
+    rows.allowed = {spec.maskRowsFixed};
+  }
+  QueryLengths ends;
+  if (spec.maskWidthFixed) {
+    ends.isRange = false;
+    ends.allowed = {spec.capacity};
+  } else {
+    ends.min = 1;
+    ends.max = spec.capacity;
+  }
+  ConstrainAxis(mask, 2, rows);
+  ConstrainAxis(mask, 3, ends);
+  const std::vector<int64_t> cache = {2, 1, 1, spec.capacity, 4};
+  std::vector<FeatureDescription> features = {
+      ids, mask, Feature(camel ? "keyCache" : "key_cache", FeatureKind::kState, DType::kFloat16, cache),
+      Feature(camel ? "valueCache" : "value_cache", FeatureKind::kState, DType::kFloat16, cache),
+      Feature("logits", FeatureKind::kOutput, spec.logitsType, {1, 1, spec.vocabSize})};
+  if (spec.positionInput) features.push_back(Feature("position", FeatureKind::kInput, DType::kInt32, {1}));
+  return features;
+}
+
+bool MaskAllows(const PredictInput& input, DType maskType, int64_t row, int64_t key) {
+  const size_t index = static_cast<size_t>(row * input.maskWidth + key);
   if (maskType == DType::kFloat16) {
     uint16_t half;
     std::memcpy(&half, &input.mask[index * 2], sizeof half);
-    return std::isfinite(HalfToFloat(half));
+    return IsVisibleValue(HalfToFloat(half));
   }
   float value;
   std::memcpy(&value, &input.mask[index * 4], sizeof value);
-  return std::isfinite(value);
+  return IsVisibleValue(value);
+}
+
+void Reject(const std::string& message) {
+  throw NativeError(ErrorCode::kEngineFailed, "simulated Core ML prediction failed: " + message);
 }
 }  // namespace
 
 SimulatedModel::SimulatedModel(const SimulatedModelSpec& spec) : spec_(spec) {
-  io_.inputIds = "input_ids";
-  io_.causalMask = "causal_mask";
-  io_.causalMaskType = spec.maskType;
-  io_.keyCache = "key_cache";
-  io_.valueCache = "value_cache";
-  io_.logits = "logits";
-  io_.capacity = spec.capacity;
-  io_.queryLengths = spec.queryLengths;
-  if (io_.queryLengths.isRange && io_.queryLengths.max <= 1 && io_.queryLengths.min <= 1) {
-    io_.queryLengths.max = spec.capacity;  // default: any q
+  if (spec_.queryLengths.isRange && spec_.queryLengths.max <= 1 && spec_.queryLengths.min <= 1) {
+    spec_.queryLengths.max = spec_.capacity;  // default: any q
+  }
+  features_ = Describe(spec_, spec_.maskType);
+  io_ = ResolveModelIO(features_);
+  decodeIO_ = io_;
+  if (spec_.decodeFunction) {
+    SimulatedModelSpec decode = spec_;
+    decode.queryLengths = QueryLengths{false, 1, 1, {1}};
+    decodeFeatures_ = Describe(decode, spec_.decodeMaskType);
+    decodeIO_ = ResolveModelIO(decodeFeatures_);
+    if (!io_.queryLengths.isRange && !io_.queryLengths.Allows(1)) {
+      io_.queryLengths.allowed.insert(io_.queryLengths.allowed.begin(), 1);
+    }
   }
 }
 
@@ -65,30 +134,39 @@ void SimulatedModel::Predict(ModelState& baseState, const PredictInput& input, c
   }
   auto& state = static_cast<SimulatedState&>(baseState);
   const int64_t q = static_cast<int64_t>(input.ids.size());
-  const int64_t end = input.start + q;
-  if (q <= 0 || end > spec_.capacity || !io_.queryLengths.Allows(q)) {
-    throw NativeError(ErrorCode::kEngineFailed, "simulated model rejects q=" + std::to_string(q));
+  const bool decoding = spec_.decodeFunction && q == 1;
+  const auto& features = decoding ? decodeFeatures_ : features_;
+  const DType maskType = decoding ? spec_.decodeMaskType : spec_.maskType;
+  // What Core ML checks: each input's shape against its constraint, and its byte count.
+  if (q <= 0 || !AcceptsShape(features[0], {1, q})) Reject("input ids [1, " + std::to_string(q) + "] not accepted");
+  if (!AcceptsShape(features[1], {1, 1, q, input.maskWidth})) {
+    Reject("mask [1, 1, " + std::to_string(q) + ", " + std::to_string(input.maskWidth) + "] not accepted");
   }
-  if (input.mask.size() != static_cast<size_t>(q * end) * DTypeSize(spec_.maskType)) {
-    throw NativeError(ErrorCode::kEngineFailed, "mask shape does not match [1,1,q,end]");
+  if (input.mask.size() != static_cast<size_t>(q * input.maskWidth) * DTypeSize(maskType)) {
+    Reject("mask bytes do not match [1,1,q,width] in " + std::string(DTypeName(maskType)));
   }
-  // Slice update first (as the Core ML recipe does), then attention over [0, end).
-  for (int64_t i = 0; i < q; ++i) state.slots[static_cast<size_t>(input.start + i)] = input.ids[static_cast<size_t>(i)];
+  // Where the q rows go: the position input when the model has one, else end - q.
+  const int64_t start = spec_.positionInput ? input.start : input.maskWidth - q;
+  if (start != input.start || start < 0 || start + q > spec_.capacity) Reject("write position out of range");
+  // Slice update first (as the Core ML recipe does), then attention over the mask's keys.
+  for (int64_t i = 0; i < q; ++i) state.slots[static_cast<size_t>(start + i)] = input.ids[static_cast<size_t>(i)];
 
   const int64_t vocab = spec_.vocabSize;
+  const int64_t firstRow = spec_.lastLogitsOnly ? q - 1 : 0;
+  const int64_t rows = q - firstRow;
   const int64_t rowStride = vocab + spec_.logitsRowPadding;
   const size_t elementSize = DTypeSize(spec_.logitsType);
-  std::vector<uint8_t> bytes(static_cast<size_t>(q * rowStride) * elementSize, 0xFF);
-  for (int64_t row = 0; row < q; ++row) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(rows * rowStride) * elementSize, 0xFF);
+  for (int64_t row = firstRow; row < q; ++row) {
     std::vector<int32_t> visible;
-    for (int64_t key = 0; key < end; ++key) {
-      if (MaskAllows(input, spec_.maskType, row, key, end)) visible.push_back(state.slots[static_cast<size_t>(key)]);
+    for (int64_t key = 0; key < input.maskWidth; ++key) {
+      if (MaskAllows(input, maskType, row, key)) visible.push_back(state.slots[static_cast<size_t>(key)]);
     }
     const int32_t next = NextTokenFor(visible, vocab);
     for (int64_t token = 0; token < vocab; ++token) {
       const int64_t distance = std::min<int64_t>(std::llabs(token - next), vocab - std::llabs(token - next));
       const float logit = 8.0f - 0.5f * static_cast<float>(distance);
-      const size_t offset = static_cast<size_t>(row * rowStride + token) * elementSize;
+      const size_t offset = static_cast<size_t>((row - firstRow) * rowStride + token) * elementSize;
       if (spec_.logitsType == DType::kFloat16) {
         const uint16_t half = FloatToHalf(logit);
         std::memcpy(&bytes[offset], &half, sizeof half);
@@ -100,8 +178,8 @@ void SimulatedModel::Predict(ModelState& baseState, const PredictInput& input, c
   StridedView view;
   view.data = bytes.data();
   view.dtype = spec_.logitsType;
-  view.shape = {1, q, vocab};
-  view.strides = {q * rowStride, rowStride, 1};
+  view.shape = {1, rows, vocab};
+  view.strides = {rows * rowStride, rowStride, 1};
   onLogits(view);
 }
 

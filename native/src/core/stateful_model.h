@@ -24,7 +24,8 @@ class ModelState {
 struct PredictInput {
   std::vector<int32_t> ids;   // q token ids (padding included)
   int64_t start = 0;          // first cache slot written; end = start + q
-  std::vector<uint8_t> mask;  // row-major [q, end] causal mask in io().causalMaskType
+  int64_t maskWidth = 0;      // the mask's last axis: end, or the fixed width of IOFor(q)
+  std::vector<uint8_t> mask;  // row-major [q, maskWidth] causal mask in IOFor(q).causalMaskType
 };
 
 using LogitsCallback = std::function<void(const StridedView& logits)>;
@@ -39,6 +40,13 @@ class StatefulModel {
   // so tests check that dispose() frees it at once rather than whenever V8 collects.
   static int64_t LiveCount() { return liveCount_.load(); }
   virtual const ModelIO& io() const = 0;
+  // The I/O of the function that serves a prediction of q tokens. A multifunction model
+  // serves q == 1 with its decode function, whose mask dtype or width may differ from
+  // the prefill function's: inputs must be built from this, not from io().
+  virtual const ModelIO& IOFor(int64_t q) const {
+    (void)q;
+    return io();
+  }
   virtual std::unique_ptr<ModelState> NewState() = 0;
   // Runs one stateful prediction. `onLogits` sees the logits output only for the
   // duration of the call (the bytes belong to the framework).

@@ -18,6 +18,7 @@ class CoreMLModel : public StatefulModel {
   // `decode` may be nil: the default (or prefill) function then serves q == 1 too.
   CoreMLModel(MLModel* prefill, MLModel* _Nullable decode, std::string details);
   const ModelIO& io() const override { return io_; }
+  const ModelIO& IOFor(int64_t q) const override { return decode_ != nil && q == 1 ? decodeIO_ : io_; }
   std::unique_ptr<ModelState> NewState() override;
   void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) override;
   std::string Details() const override { return details_; }

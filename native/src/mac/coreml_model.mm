@@ -78,15 +78,22 @@ void CoreMLModel::Predict(ModelState& baseState, const PredictInput& input, cons
   if (@available(macOS 15.0, *)) {
     auto& state = static_cast<CoreMLState&>(baseState);
     const int64_t q = static_cast<int64_t>(input.ids.size());
-    const int64_t end = input.start + q;
     const bool useDecode = decode_ != nil && q == 1;
     MLModel* model = useDecode ? decode_ : prefill_;
-    const ModelIO& io = useDecode ? decodeIO_ : io_;
+    const ModelIO& io = IOFor(q);
+    // The session built the mask for IOFor(q); check before copying, so a mismatch is an
+    // error rather than a read past the buffer.
+    const size_t maskElement = DTypeSize(io.causalMaskType);
+    const int64_t width = input.maskWidth;
+    if (width != io.MaskWidthFor(input.start, q) ||
+        input.mask.size() != static_cast<size_t>(q * width) * maskElement) {
+      throw NativeError(ErrorCode::kEngineFailed, "the causal mask does not match the function serving q=" + std::to_string(q));
+    }
     const MLMultiArrayDataType maskType =
         io.causalMaskType == DType::kFloat16 ? MLMultiArrayDataTypeFloat16 : MLMultiArrayDataTypeFloat32;
     const int32_t* ids = input.ids.data();
     const uint8_t* mask = input.mask.data();
-    const size_t maskElement = DTypeSize(io.causalMaskType);
+    const int32_t position = static_cast<int32_t>(input.start);
     const LogitsCallback* callback = &onLogits;  // blocks capture pointers, not C++ references
 
     // No C++ exception may cross an Objective-C frame or skip the pool's drain: catch
@@ -95,14 +102,18 @@ void CoreMLModel::Predict(ModelState& baseState, const PredictInput& input, cons
     @autoreleasepool {
       try {
         MLMultiArray* idsArray = MakeArray(@[ @1, @(q) ], MLMultiArrayDataTypeInt32, ids, 1, q, sizeof(int32_t), "input ids");
-        MLMultiArray* maskArray = MakeArray(@[ @1, @1, @(q), @(end) ], maskType, mask, q, end, maskElement, "causal mask");
+        MLMultiArray* maskArray = MakeArray(@[ @1, @1, @(q), @(width) ], maskType, mask, q, width, maskElement, "causal mask");
+        NSMutableDictionary<NSString*, id>* inputs = [NSMutableDictionary dictionary];
+        inputs[ToNSString(io.inputIds)] = [MLFeatureValue featureValueWithMultiArray:idsArray];
+        inputs[ToNSString(io.causalMask)] = [MLFeatureValue featureValueWithMultiArray:maskArray];
+        if (!io.position.empty()) {
+          // Fixed-shape functions: the mask's width is the cache length, so the write
+          // position travels as its own input.
+          MLMultiArray* positionArray = MakeArray(@[ @1 ], MLMultiArrayDataTypeInt32, &position, 1, 1, sizeof(int32_t), "position");
+          inputs[ToNSString(io.position)] = [MLFeatureValue featureValueWithMultiArray:positionArray];
+        }
         NSError* error = nil;
-        MLDictionaryFeatureProvider* features = [[MLDictionaryFeatureProvider alloc]
-            initWithDictionary:@{
-              ToNSString(io.inputIds) : [MLFeatureValue featureValueWithMultiArray:idsArray],
-              ToNSString(io.causalMask) : [MLFeatureValue featureValueWithMultiArray:maskArray],
-            }
-                         error:&error];
+        MLDictionaryFeatureProvider* features = [[MLDictionaryFeatureProvider alloc] initWithDictionary:inputs error:&error];
         if (features == nil) throw CoreMLFailure(ErrorCode::kEngineFailed, "cannot build the model inputs", error);
         id<MLFeatureProvider> output = [model predictionFromFeatures:features usingState:(MLState*)state.state error:&error];
         if (output == nil) throw CoreMLFailure(ErrorCode::kEngineFailed, "Core ML prediction failed", error);

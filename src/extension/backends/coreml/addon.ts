@@ -72,6 +72,18 @@ export interface SimulatedModelSpec {
   readonly logitsRowPadding?: number;
   readonly predictDelayMs?: number;
   readonly failOnPrediction?: number;
+  /** Public-model spellings: inputIds / causalMask / keyCache / valueCache. */
+  readonly camelCaseNames?: boolean;
+  /** The mask's row axis is fixed at this length (1: [1,1,1,end], as swift-transformers sends). */
+  readonly maskRowsFixed?: number;
+  /** The mask's last axis is fixed at capacity (fixed-shape functions; needs positionInput). */
+  readonly maskWidthFixed?: boolean;
+  /** An int32 [1] "position" input carries the write position. */
+  readonly positionInput?: boolean;
+  /** Logits for the last position only ([1,1,vocab]). */
+  readonly lastLogitsOnly?: boolean;
+  /** When set, q == 1 is served by a second (decode) function whose mask has this dtype. */
+  readonly decodeMaskType?: "float16" | "float32";
 }
 
 export interface CoreMLAddon {
@@ -81,7 +93,10 @@ export interface CoreMLAddon {
   compileModel(packagePath: string, destinationPath: string): Promise<void>;
   /** Native models alive in this process (loaded or simulated); dispose() frees one at once. */
   liveModelCount(): number;
-  /** A deterministic stand-in with Core ML's stateful contract, for tests on any OS. */
+  /**
+   * A deterministic stand-in with Core ML's stateful contract, for tests on any OS. Its
+   * I/O is validated like a loaded model's (throws code "model_invalid").
+   */
   createSimulatedModel(spec: SimulatedModelSpec): NativeModel;
 }
 
