@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything about the Core ML addon that can be proven on Linux: the portable C++ unit
-# tests, the Objective-C++ type-check (clang + GNUstep, ARC, -Werror), the addon build,
+# tests, the Objective-C++ type-check (clang + GNUstep, ARC, -Werror, and macOS API
+# availability for a Darwin target, with a mutation test), the addon build,
 # and the Node tests of its N-API surface and of the TS backend on the simulated model.
 # Idempotent: installs missing Debian packages once (CI runs as root).
 set -euo pipefail
@@ -26,8 +27,9 @@ g++ -std=c++17 -O1 -Wall -Wextra -Werror -pthread "$native"/src/core/*.cc "$nati
   -lgtest -lgtest_main -o "$native/build/core_tests"
 "$native/build/core_tests" --gtest_brief=1
 
-echo "== Objective-C++ type-check (clang + GNUstep, -fobjc-arc -Werror)"
+echo "== Objective-C++ type-check (clang + GNUstep, -fobjc-arc -Werror; Darwin target with availability)"
 bash "$native/typecheck/typecheck.sh"
+bash "$native/typecheck/availability_mutation_test.sh"
 
 echo "== addon build (node-gyp)"
 if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_api.h ]; then export npm_config_nodedir=/usr; fi
