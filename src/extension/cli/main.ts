@@ -4,12 +4,14 @@ import { toStatefulChatError } from "../core/errors";
 import { ensureDefaultModel, ModelFetchError } from "../models/default-model";
 import { CHAT_USAGE, parseChatArgs, UsageError } from "./chat-args";
 import { BENCH_USAGE, runBench } from "./bench-command";
+import { BENCH_PEERS_USAGE, runBenchPeers } from "./bench-peers-command";
 import { runChat } from "./chat-command";
 import { packageRoot } from "./package-root";
 
 const USAGE = `Usage: stateful-chat <command>
   chat         chat on stdin/stdout (see: stateful-chat chat --help)
   bench        stateful vs naive re-prefill on one conversation, as ratios
+  bench --peers  ours vs llama-server on the same model and machine (scenarios a–d)
   fetch-model  put the default model into the local cache (idempotent)`;
 
 async function main(argv: string[]): Promise<number> {
@@ -23,10 +25,10 @@ async function main(argv: string[]): Promise<number> {
       return runChat(parseChatArgs(rest));
     case "bench":
       if (rest.includes("--help")) {
-        process.stdout.write(`${BENCH_USAGE}\n`);
+        process.stdout.write(`${rest.includes("--peers") ? BENCH_PEERS_USAGE : BENCH_USAGE}\n`);
         return 0;
       }
-      return runBench(rest);
+      return rest.includes("--peers") ? runBenchPeers(rest) : runBench(rest);
     case "fetch-model": {
       const result = await ensureDefaultModel(packageRoot(), (line) => process.stderr.write(`${line}\n`));
       process.stdout.write(`${result.path} (${result.source === "cache" ? "already present, verified" : `fetched from ${result.source}`})\n`);
@@ -44,7 +46,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n${process.argv[2] === "bench" ? BENCH_USAGE : CHAT_USAGE}\n`);
+      process.stderr.write(`${error.message}\n${process.argv[2] === "bench" ? (process.argv.includes("--peers") ? BENCH_PEERS_USAGE : BENCH_USAGE) : CHAT_USAGE}\n`);
       process.exitCode = 2;
       return;
     }

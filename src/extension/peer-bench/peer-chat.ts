@@ -1,0 +1,108 @@
+// One chat against llama-server's OpenAI-compatible endpoint, as a chat client sends it:
+// the whole message history every turn, streamed, prompt cache on (the server default),
+// greedy. Prefill and cache figures come from the server's `timings`; times are ours.
+
+import { StreamClock, type TurnMeasure } from "./turn-measure";
+
+interface ChatMessage {
+  readonly role: "system" | "user" | "assistant";
+  readonly content: string;
+}
+
+interface ServerTimings {
+  readonly cache_n?: number;
+  readonly prompt_n?: number;
+  readonly predicted_n?: number;
+}
+
+interface StreamChunk {
+  readonly choices?: ReadonlyArray<{ readonly delta?: { readonly content?: string | null } }>;
+  readonly timings?: ServerTimings;
+}
+
+export interface PeerChatOptions {
+  readonly baseUrl: string;
+  readonly systemPrompt: string;
+  readonly maxTokens: number;
+  readonly capacity: number;
+  readonly chat?: number;
+}
+
+export class PeerChat {
+  private readonly messages: ChatMessage[];
+  private turns = 0;
+
+  constructor(private readonly options: PeerChatOptions) {
+    this.messages = [{ role: "system", content: options.systemPrompt }];
+  }
+
+  /** `context` goes before the question in the same message, as our turns place it. */
+  async send(text: string, context?: string): Promise<TurnMeasure & { readonly reply: string }> {
+    this.turns++;
+    const userText = context ? `${context}\n\n${text}` : text;
+    const request = [...this.messages, { role: "user" as const, content: userText }];
+    const clock = new StreamClock();
+    const response = await fetch(`${this.options.baseUrl}/v1/chat/completions`, {
+      signal: AbortSignal.timeout(300_000),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        messages: request,
+        stream: true,
+        temperature: 0,
+        max_tokens: this.options.maxTokens,
+        cache_prompt: true,
+      }),
+    });
+    const base = { turn: this.turns, chat: this.options.chat ?? 0, capacity: this.options.capacity };
+    if (!response.ok || !response.body) {
+      const detail = (await response.text().catch(() => "")).slice(0, 300);
+      return { ...base, prefilled: 0, cached: 0, ttftMs: 0, decodeTokensPerSec: 0, replyTokens: 0, contextFill: 0, failed: true, note: `HTTP ${response.status}: ${detail}`, reply: "" };
+    }
+    let reply = "";
+    let timings: ServerTimings = {};
+    let streamError: string | undefined;
+    for await (const data of serverSentEvents(response.body)) {
+      if (data === "[DONE]") break;
+      const chunk = JSON.parse(data) as StreamChunk & { error?: { message?: string } };
+      if (chunk.error) streamError = chunk.error.message ?? JSON.stringify(chunk.error);
+      const text = chunk.choices?.[0]?.delta?.content;
+      if (text) {
+        clock.chunk();
+        reply += text;
+      }
+      if (chunk.timings) timings = chunk.timings;
+    }
+    this.messages.push({ role: "user", content: userText }, { role: "assistant", content: reply });
+    const prefilled = timings.prompt_n ?? 0;
+    const cached = timings.cache_n ?? 0;
+    const replyTokens = timings.predicted_n ?? 0;
+    return {
+      ...base,
+      prefilled,
+      cached,
+      ttftMs: clock.ttftMs,
+      decodeTokensPerSec: clock.decodeTokensPerSec,
+      replyTokens,
+      contextFill: cached + prefilled + replyTokens,
+      failed: streamError !== undefined && reply === "",
+      note: streamError,
+      reply,
+    };
+  }
+}
+
+async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, end).trimEnd();
+      buffer = buffer.slice(end + 1);
+      if (line.startsWith("data: ")) yield line.slice(6);
+      else if (line.startsWith("error: ")) yield JSON.stringify({ error: { message: line.slice(7) } });
+    }
+  }
+}
