@@ -1,62 +1,58 @@
-// "auto" compute units: time a short prefill + decode once per option and remember the
-// fastest per model and OS version. The Neural Engine often rejects the stateful
-// slice-update recipe and Core ML then falls back silently, so only a measurement tells.
-import { promises as fs } from "node:fs";
-import * as path from "node:path";
-import type { ComputeUnitsName, NativeModel } from "./addon";
+// "auto" compute units, decided from the model's shapes, never by a prediction in the
+// extension host. Apple's engineers state that the Neural Engine runs a range-shaped
+// (RangeDim) model only at its default shape and sends other shapes to the GPU or CPU,
+// and `cpuAndNeuralEngine` leaves the GPU out: a range-shaped model belongs on
+// `cpuAndGPU` (Apple's Llama recipe and swift-transformers do the same). Fixed-shape
+// models (enumerated query lengths, or a prefill/decode multifunction package) are what
+// the Neural Engine compiles ahead of time, so they get `cpuAndNeuralEngine`. A failed
+// Neural Engine compile can kill the process on its first prediction (coremltools
+// #2758), so measuring is left to a child process (probe.ts), never done here.
+import type { ComputeUnitsName, NativeQueryLengths } from "./addon";
 
 export const COMPUTE_UNIT_OPTIONS: readonly ComputeUnitsName[] = ["cpuAndNeuralEngine", "all", "cpuAndGPU", "cpuOnly"];
 
 export type ComputeUnitsSetting = ComputeUnitsName | "auto";
 
-/** Milliseconds for the probe on one option, or undefined when the option fails to load. */
-export type ComputeUnitsProbe = (units: ComputeUnitsName) => Promise<number | undefined>;
-
-interface Remembered {
-  [key: string]: { readonly units: ComputeUnitsName; readonly timingsMs: Partial<Record<ComputeUnitsName, number>> };
+export interface ComputeUnitsChoice {
+  readonly units: ComputeUnitsName;
+  /** Why, in words for the panel header and Show Session Stats. */
+  readonly reason: string;
 }
 
-async function readRemembered(file: string): Promise<Remembered> {
-  try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as Remembered;
-  } catch {
-    return {};
+export interface ModelShapes {
+  /** From the loaded model's description; not needed when `functions` decides. */
+  readonly queryLengths?: NativeQueryLengths;
+  /** Prefill/decode function names of a multifunction package, when it has them. */
+  readonly functions?: { readonly prefill: string; readonly decode: string };
+}
+
+function describe(lengths: NativeQueryLengths): string {
+  return lengths.kind === "range" ? `${lengths.min}…${lengths.max}` : `{${lengths.allowed.join(", ")}}`;
+}
+
+/** The compute units "auto" means for a model of these shapes. Pure. */
+export function chooseComputeUnits(shapes: ModelShapes): ComputeUnitsChoice {
+  if (shapes.functions) {
+    return {
+      units: "cpuAndNeuralEngine",
+      reason: `fixed-shape functions ${shapes.functions.prefill}/${shapes.functions.decode} suit the Neural Engine`,
+    };
   }
+  if (!shapes.queryLengths) return { units: "cpuAndGPU", reason: "shapes unknown; the GPU runs any shape" };
+  if (shapes.queryLengths.kind === "enumerated") {
+    return { units: "cpuAndNeuralEngine", reason: `fixed query lengths ${describe(shapes.queryLengths)} suit the Neural Engine` };
+  }
+  return {
+    units: "cpuAndGPU",
+    reason: `range-shaped query length ${describe(shapes.queryLengths)}: the Neural Engine would run only its default shape`,
+  };
 }
 
-export async function resolveComputeUnits(
-  setting: ComputeUnitsSetting,
-  options: { readonly key: string; readonly memoryFile: string; readonly probe: ComputeUnitsProbe },
-): Promise<{ readonly units: ComputeUnitsName; readonly measured: boolean }> {
-  if (setting !== "auto") return { units: setting, measured: false };
-  const remembered = await readRemembered(options.memoryFile);
-  const known = remembered[options.key];
-  if (known) return { units: known.units, measured: false };
-  const timingsMs: Partial<Record<ComputeUnitsName, number>> = {};
-  let best: ComputeUnitsName | undefined;
-  for (const units of COMPUTE_UNIT_OPTIONS) {
-    const elapsed = await options.probe(units);
-    if (elapsed === undefined) continue;
-    timingsMs[units] = elapsed;
-    if (best === undefined || elapsed < (timingsMs[best] ?? Infinity)) best = units;
-  }
-  const units = best ?? "cpuAndNeuralEngine";
-  remembered[options.key] = { units, timingsMs };
-  await fs.mkdir(path.dirname(options.memoryFile), { recursive: true });
-  await fs.writeFile(options.memoryFile, JSON.stringify(remembered, null, 1));
-  return { units, measured: true };
+/** What the setting resolves to once the shapes are known. */
+export function resolveComputeUnits(setting: ComputeUnitsSetting, shapes: ModelShapes): ComputeUnitsChoice {
+  if (setting !== "auto") return { units: setting, reason: "chosen in settings" };
+  return chooseComputeUnits(shapes);
 }
 
-/** The probe: a 64-token prefill and 8 greedy decode steps on a fresh state. */
-export async function timePrefillAndDecode(model: NativeModel): Promise<number> {
-  const session = model.createSession();
-  try {
-    const prompt = Int32Array.from({ length: Math.min(64, session.capacity - 8) }, (_, i) => (i * 31) % 1000);
-    const started = performance.now();
-    let next = await session.evaluate(prompt, { temperature: 0 });
-    for (let step = 0; step < 8; step++) next = await session.evaluate(Int32Array.of(next), { temperature: 0 });
-    return performance.now() - started;
-  } finally {
-    await session.dispose();
-  }
-}
+/** The compute units "auto" loads with first, to read the shapes: the one that is safe for any model. */
+export const SHAPE_READING_UNITS: ComputeUnitsName = "cpuAndGPU";

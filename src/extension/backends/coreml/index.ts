@@ -1,14 +1,13 @@
 // The coreml backend's public face: availability, and one factory that loads an Engine.
 // Imports only the core contract; nothing but the backend picker imports this.
 import { promises as fs } from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import type { Engine } from "../../core/engine";
 import { BackendUnavailableError, ModelInvalidError } from "../../core/errors";
 import { loadAddon, type CoreMLAddon, type NativeModel } from "./addon";
-import { compiledModelFor, defaultCacheRoot, hashModelPackage, type CompileProgress } from "./compile-cache";
-import { resolveComputeUnits, timePrefillAndDecode, type ComputeUnitsSetting } from "./compute-units";
+import { compiledModelFor, defaultCacheRoot, type CompileProgress } from "./compile-cache";
+import type { ComputeUnitsSetting } from "./compute-units";
 import { CoreMLEngine } from "./coreml-engine";
+import { loadNativeModel } from "./load-native";
 import { resolveModelFolder } from "./model-folder";
 import { fromNativeError } from "./native-errors";
 import { HuggingFaceTokenizer, type TokenizerConfig } from "./tokenizer";
@@ -27,7 +26,7 @@ export function coreMLAvailability(): CoreMLAvailability {
   return support.supported ? { available: true } : { available: false, reason: support.reason ?? "Core ML needs macOS 15" };
 }
 
-export type LoadProgressStage = Parameters<CompileProgress>[0] | "measuring-compute-units" | "loading";
+export type LoadProgressStage = Parameters<CompileProgress>[0] | "loading";
 
 export interface LoadCoreMLEngineOptions {
   readonly modelPath: string;
@@ -66,32 +65,14 @@ export async function loadCoreMLEngine(options: LoadCoreMLEngineOptions): Promis
   }
   const addon = options.addon ?? requireAddon();
   const cacheRoot = options.cacheRoot ?? defaultCacheRoot();
-  const functionOptions = folder.functions ? { prefillFunction: folder.functions.prefill, decodeFunction: folder.functions.decode } : {};
   // Compiling is inside the try: its native rejections become typed errors too.
   try {
-    const compiled =
+    const compiledPath =
       folder.kind === "mlpackage"
-        ? await compiledModelFor(addon, folder.modelPath, { cacheRoot, onProgress: progress })
-        : { compiledPath: folder.modelPath, contentHash: await hashModelPackage(folder.modelPath) };
-    progress?.("measuring-compute-units");
-    const { units, measured } = await resolveComputeUnits(options.computeUnits, {
-      key: `${compiled.contentHash}|${os.platform()} ${os.release()}`,
-      memoryFile: path.join(cacheRoot, "compute-units.json"),
-      probe: async (candidate) => {
-        const model = await addon.loadModel(compiled.compiledPath, { computeUnits: candidate, ...functionOptions }).catch(() => undefined);
-        if (!model) return undefined;
-        try {
-          return await timePrefillAndDecode(model);
-        } catch {
-          return undefined;
-        } finally {
-          model.dispose();
-        }
-      },
-    });
+        ? (await compiledModelFor(addon, folder.modelPath, { cacheRoot, onProgress: progress })).compiledPath
+        : folder.modelPath;
     progress?.("loading");
-    const model = await addon.loadModel(compiled.compiledPath, { computeUnits: units, ...functionOptions });
-    const details = options.computeUnits === "auto" ? `auto → ${units}${measured ? " (measured now)" : ""}` : "";
+    const { model, details } = await loadNativeModel(addon, compiledPath, options.computeUnits, folder.functions);
     return new CoreMLEngine({ model, tokenizer, chatTemplate: template, modelPath: folder.modelPath, modelName: folder.modelName, details });
   } catch (error) {
     throw fromNativeError(error, "Core ML engine");
