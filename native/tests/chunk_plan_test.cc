@@ -43,11 +43,15 @@ TEST(ChunkPlan, RangeModelsSplitAtThePreferredChunk) {
   EXPECT_EQ(chunks[2].queryLength, 44);
 }
 
-TEST(ChunkPlan, EnumeratedModelsUseLargestFitThenSmaller) {
+TEST(ChunkPlan, EnumeratedModelsUseLargestFitThenOneOverlappingChunk) {
   const auto chunks = PlanChunks(70, 0, 512, Allowed({1, 64}), 128);
-  ASSERT_EQ(chunks.size(), 7u);  // 64 + six single tokens
+  ASSERT_EQ(chunks.size(), 2u);  // 64, then the 6-token tail inside one overlapping 64
   EXPECT_EQ(chunks[0].queryLength, 64);
-  EXPECT_EQ(chunks[1].queryLength, 1);
+  EXPECT_EQ(chunks[1].queryLength, 64);
+  EXPECT_EQ(chunks[1].overlap, 58);
+  // Without enough history the tail goes token by token; a decode step is q = 1.
+  EXPECT_EQ(PlanChunks(6, 10, 512, Allowed({1, 64}), 128).size(), 6u);
+  EXPECT_EQ(PlanChunks(1, 300, 512, Allowed({1, 64}), 128)[0].queryLength, 1);
 }
 
 TEST(ChunkPlan, FixedShapeOverlapsTheTailWhenTheCacheHoldsEnough) {

@@ -17,7 +17,7 @@ const skip = !availability.available
     : false;
 if (skip) console.log(`# coreml contract suite ${skip}`);
 
-const computeUnits = (process.env.STATEFUL_CHAT_COREML_UNITS ?? "cpuAndNeuralEngine") as "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
+const computeUnits = (process.env.STATEFUL_CHAT_COREML_UNITS ?? "auto") as "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
 const greedy = { temperature: 0 };
 
 test("Core ML engine: ledger == cache across chunks, truncate and reset", { skip }, async () => {
