@@ -13,7 +13,10 @@ export interface CoreMLModelFolder {
   readonly modelName: string;
   readonly tokenizerJsonPath: string;
   readonly tokenizerConfigPath: string;
-  /** Multifunction models: from an optional stateful_chat.json {"functions": {"prefill", "decode"}}. */
+  /**
+   * Multifunction models: the converter's manifest.json `functions` {prefill, decode}, or
+   * an optional stateful_chat.json {"functions": {"prefill", "decode"}} for other packages.
+   */
   readonly functions?: { readonly prefill: string; readonly decode: string };
 }
 
@@ -67,10 +70,16 @@ export async function resolveModelFolder(modelPath: string): Promise<CoreMLModel
   if (!tokenizerJsonPath) throw new ModelInvalidError(model, "tokenizer.json not found beside the model");
   const tokenizerConfigPath = await findFirst(folders, "tokenizer_config.json");
   if (!tokenizerConfigPath) throw new ModelInvalidError(model, "tokenizer_config.json (chat template) not found beside the model");
-  const sidecar = await findFirst(folders, "stateful_chat.json");
   let functions: CoreMLModelFolder["functions"];
-  if (sidecar) {
-    const parsed = JSON.parse(await fs.readFile(sidecar, "utf8")) as { functions?: { prefill?: unknown; decode?: unknown } };
+  for (const name of ["stateful_chat.json", "manifest.json"]) {
+    const file = await findFirst(folders, name);
+    if (!file || functions) continue;
+    let parsed: { functions?: { prefill?: unknown; decode?: unknown } };
+    try {
+      parsed = JSON.parse(await fs.readFile(file, "utf8")) as typeof parsed;
+    } catch (error) {
+      throw new ModelInvalidError(file, `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
     const prefill = parsed.functions?.prefill;
     const decode = parsed.functions?.decode;
     if (typeof prefill === "string" && typeof decode === "string") functions = { prefill, decode };
