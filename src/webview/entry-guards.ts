@@ -13,7 +13,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function validStats(value: unknown): TurnStatsView | undefined {
   if (!isRecord(value)) return undefined;
   for (const key of STAT_NUMBERS) if (typeof value[key] !== "number" || !Number.isFinite(value[key])) return undefined;
-  return { ...(value as unknown as TurnStatsView), restored: value.restored === true };
+  const counts = {
+    ...(isCount(value.rewound) ? { rewound: value.rewound } : {}),
+    ...(isCount(value.thinkingTokens) ? { thinkingTokens: value.thinkingTokens } : {}),
+  };
+  const stats = Object.fromEntries(STAT_NUMBERS.map((key) => [key, value[key]])) as Record<(typeof STAT_NUMBERS)[number], number>;
+  return { ...stats, restored: value.restored === true, ...counts };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
 function isChip(value: unknown): value is ContextChip {
@@ -32,7 +41,13 @@ export function validModel(value: unknown): ModelView | undefined {
     capacity: typeof value.capacity === "number" ? value.capacity : 0,
     details: typeof value.details === "string" ? value.details : "",
     ...(typeof value.notice === "string" ? { notice: value.notice } : {}),
+    ...(isMarkers(value.reasoning) ? { reasoning: { open: value.reasoning.open, close: value.reasoning.close } } : {}),
   };
+}
+
+function isMarkers(value: unknown): value is { open: string; close: string } {
+  const ok = (s: unknown) => typeof s === "string" && s.length > 0 && s.length <= 64;
+  return isRecord(value) && ok(value.open) && ok(value.close);
 }
 
 /** The entry with its optional parts checked (required parts were checked by parseHostMessage). */

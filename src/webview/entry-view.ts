@@ -1,10 +1,13 @@
 // One transcript entry in the DOM. Assistant text is markdown (rendered incrementally while
 // streaming); user text and notices are shown verbatim, as typed or as sent by the host.
+// Reasoning (`<think>` …) goes into a collapsed disclosure above the answer; Copy takes the answer.
 import { renderChips } from "./chips";
-import { el, icon } from "./dom";
+import { el, icon, iconButton } from "./dom";
 import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol";
 import { statsTooltip, statusLine } from "./stats-line";
+import { COPY_REPLY_EVENT, replyParts } from "./reply-parts";
 import { renderComplete, StreamingMarkdown } from "./streaming-markdown";
+import { ThinkingView } from "./thinking-view";
 
 const AUTHORS = { user: { name: "You", icon: "account" }, assistant: { name: "Stateful Chat", icon: "sparkle" } } as const;
 
@@ -14,6 +17,9 @@ export class EntryView {
   private text: string;
   private dirty = false;
   private readonly body: HTMLElement;
+  private readonly thinking = new ThinkingView();
+  private readonly answer = el("div", { class: "entry-answer" });
+  private answerText = "";
   private readonly footer: HTMLElement;
   private streaming: StreamingMarkdown | undefined;
   private showsProgress = false;
@@ -74,17 +80,21 @@ export class EntryView {
     // Screen readers hear the reply once it is complete, not token by token.
     if (status === "streaming") this.element.setAttribute("aria-busy", "true");
     else this.element.removeAttribute("aria-busy");
-    this.streaming = role === "assistant" && status === "streaming" ? new StreamingMarkdown(this.body) : undefined;
+    this.streaming = role === "assistant" && status === "streaming" ? new StreamingMarkdown(this.answer) : undefined;
     this.renderBody();
     this.renderFooter();
   }
 
   private renderBody(): void {
-    if (this.streaming) {
-      this.streaming.update(this.text);
-    } else if (this.entry.role === "assistant" && this.entry.status !== "error") {
-      this.body.classList.add("markdown");
-      renderComplete(this.body, this.text);
+    if (this.entry.role === "assistant" && this.entry.status !== "error") {
+      const parts = replyParts(this.text);
+      this.answerText = parts.answer;
+      const done = parts.thinkingDone || this.entry.status !== "streaming";
+      this.thinking.update(parts.thinking, done, this.entry.stats?.thinkingTokens);
+      if (this.body.firstChild !== this.thinking.element) this.body.replaceChildren(this.thinking.element, this.answer);
+      this.answer.classList.add("markdown");
+      if (this.streaming) this.streaming.update(parts.answer);
+      else renderComplete(this.answer, parts.answer);
     } else {
       this.body.classList.remove("markdown");
       const children: (Node | string)[] = [];
@@ -93,7 +103,6 @@ export class EntryView {
       children.push(el("span", { class: "plain-text" }, this.text));
       this.body.replaceChildren(...children);
     }
-    if (this.streaming) this.body.classList.add("markdown");
   }
 
   private renderFooter(): void {
@@ -108,6 +117,9 @@ export class EntryView {
       // The header already spins; this only says why the body is empty.
       parts.push(el("div", { class: "entry-progress" }, "Thinking…"));
     }
+    if (role === "assistant" && (status === "complete" || status === "stopped") && this.answerText.trim()) {
+      parts.push(this.copyButton());
+    }
     const line = role === "assistant" ? statusLine(status, stats) : "";
     if (line) {
       const statsEl = el("div", { class: "entry-stats", "data-testid": "stats", title: stats ? statsTooltip(stats) : undefined });
@@ -116,6 +128,16 @@ export class EntryView {
     }
     this.footer.replaceChildren(...parts);
     this.footer.hidden = parts.length === 0;
+  }
+
+  /** Copies the answer, never the reasoning. */
+  private copyButton(): HTMLButtonElement {
+    const button = iconButton("copy", "Copy answer", "copy-reply");
+    button.classList.add("entry-copy");
+    button.addEventListener("click", () => {
+      this.element.dispatchEvent(new CustomEvent(COPY_REPLY_EVENT, { bubbles: true, detail: this.answerText.trim() }));
+    });
+    return button;
   }
 }
 

@@ -6,6 +6,7 @@ import "./styles/transcript.css";
 import "./styles/composer.css";
 import "./styles/markdown.css";
 import "./styles/highlight.css";
+import "./styles/thinking.css";
 import { BannerArea } from "./banner";
 import { handleCodeBlockClicks } from "./code-blocks";
 import { Composer } from "./composer";
@@ -14,7 +15,8 @@ import { cleanEntry, validModel, validStats } from "./entry-guards";
 import { HostChannel } from "./host-channel";
 import { handleLinkClicks } from "./links";
 import { ModelStatus } from "./model-status";
-import type { HostToWebview } from "./protocol";
+import type { HostToWebview, ModelView } from "./protocol";
+import { COPY_REPLY_EVENT, setReasoningMarkers } from "./reply-parts";
 import { TranscriptView, type RenderCounters } from "./transcript-view";
 import { ViewStateStore, type ViewState } from "./view-state";
 
@@ -41,6 +43,14 @@ function start(app: HTMLElement): void {
   });
   const composer = new Composer(post, (draft) => viewState.update({ draft }), viewState.current.draft);
   handleCodeBlockClicks(transcript.element, post);
+  transcript.element.addEventListener(COPY_REPLY_EVENT, (event) => {
+    const code = (event as CustomEvent<unknown>).detail;
+    if (typeof code === "string") post({ type: "copyCode", code });
+  });
+  const showModel = (model: ModelView | undefined) => {
+    setReasoningMarkers(model?.reasoning);
+    modelStatus.show({ state: "ready", model });
+  };
   handleLinkClicks(app, (url) => post({ type: "openLink", url }));
   window.statefulChatTestHooks = { counters: transcript.counters };
 
@@ -56,9 +66,9 @@ function start(app: HTMLElement): void {
         if (typeof message.panelId === "string" && message.panelId !== viewState.current.panelId) {
           viewState.update({ panelId: message.panelId });
         }
+        showModel(validModel(message.model));
         transcript.reset(message.transcript.map(cleanEntry));
         composer.setBusy(message.busy, 0);
-        modelStatus.show({ state: "ready", model: validModel(message.model) });
         // The first init after a (re)load restores where the user was; later ones follow the bottom.
         if (!restoredScroll) transcript.restoreScroll(viewState.current.scrollTop, viewState.current.atBottom);
         else transcript.scrollToBottom();
@@ -67,7 +77,7 @@ function start(app: HTMLElement): void {
       case "model":
         if (message.state === "loading") modelStatus.show({ state: "loading" });
         else if (message.state === "error") modelStatus.show({ state: "error", message: typeof message.message === "string" ? message.message : "The model failed to load." });
-        else modelStatus.show({ state: "ready", model: validModel(message.model) });
+        else showModel(validModel(message.model));
         return;
       case "entry":
         transcript.upsert(cleanEntry(message.entry));

@@ -14,6 +14,16 @@ export interface TurnStatsView {
   readonly decodeTokensPerSec: number;
   readonly replyTokens: number;
   readonly restored: boolean;
+  /** Tokens taken back from the cache because the template re-rendered the last exchange. */
+  readonly rewound?: number;
+  /** Reply tokens spent inside the reasoning markers. */
+  readonly thinkingTokens?: number;
+}
+
+/** The model's reasoning markers (`<think>` … `</think>` unless its template names others). */
+export interface ReasoningMarkersView {
+  readonly open: string;
+  readonly close: string;
 }
 
 export interface ContextChip {
@@ -37,6 +47,7 @@ export interface ModelView {
   readonly capacity: number;
   readonly details: string;
   readonly notice?: string;
+  readonly reasoning?: ReasoningMarkersView;
 }
 
 /** Commands a banner may offer; the host refuses any other. */

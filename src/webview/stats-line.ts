@@ -9,6 +9,7 @@ export function formatStats(stats: TurnStatsView): string {
   const parts = [
     `${integer.format(stats.cached)} cached`,
     `${integer.format(stats.prefilled)} new`,
+    ...(stats.rewound ? [`${integer.format(stats.rewound)} rewound`] : []),
     `first token ${integer.format(stats.ttftMs)} ms`,
     `${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
     `context ${contextPercent(stats)}%`,
@@ -35,6 +36,7 @@ export function statsTooltip(stats: TurnStatsView): string {
   return [
     `Reused from the KV cache: ${stats.cached} tokens`,
     `Prefilled this turn: ${stats.prefilled} tokens`,
+    ...(stats.rewound ? [`Rewound: ${stats.rewound} tokens (the chat template re-rendered the last exchange)`] : []),
     `Time to first token: ${stats.ttftMs} ms`,
     `Reply: ${stats.replyTokens} tokens at ${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
     `Context: ${stats.position} / ${stats.capacity} tokens`,

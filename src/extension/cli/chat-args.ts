@@ -2,6 +2,7 @@
 
 import { parseArgs } from "node:util";
 import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import type { HistoryRendering } from "../core/conversation-prompt";
 import type { OverflowStrategy, TurnStrategy } from "../core/stats";
 
 export interface ChatArgs {
@@ -12,6 +13,7 @@ export interface ChatArgs {
   readonly temperature: number;
   readonly strategy: TurnStrategy;
   readonly overflow: OverflowStrategy;
+  readonly history: HistoryRendering;
   readonly json: boolean;
   readonly system?: string;
   readonly backend: BackendChoice;
@@ -40,6 +42,7 @@ export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [-
                           [--temperature T] [--strategy stateful|naive] [--json]
                           [--overflow summarize|truncate] [--system TEXT] [--seed N]
                           [--backend auto|llamacpp|coreml] [--compute-units UNITS]
+                          [--history template|asGenerated]
 Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.`;
 
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
@@ -56,6 +59,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       temperature: { type: "string" },
       strategy: { type: "string" },
       overflow: { type: "string" },
+      history: { type: "string" },
       json: { type: "boolean", default: false },
       system: { type: "string" },
       backend: { type: "string" },
@@ -79,6 +83,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     temperature,
     strategy: oneOf("strategy", values.strategy, ["stateful", "naive"] as const, "stateful"),
     overflow: oneOf("overflow", values.overflow, ["summarize", "truncate"] as const, "summarize"),
+    history: oneOf("history", values.history, ["template", "asGenerated"] as const, "template"),
     json: values.json ?? false,
     system: values.system,
     backend: oneOf("backend", values.backend, ["auto", "llamacpp", "coreml"] as const, "auto"),

@@ -39,6 +39,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
         sampling: { temperature: args.temperature, seed: args.seed },
         strategy: args.strategy,
         overflow: args.overflow,
+        history: args.history,
         ...(args.system !== undefined ? { systemPrompt: args.system } : {}),
       },
     });
@@ -108,6 +109,7 @@ export function statusLine(stats: TurnStats): string {
   const fill = Math.round((stats.position / stats.capacity) * 100);
   return (
     `[turn ${stats.turn} · ${stats.prefilled} new + ${stats.cached} cached tokens · ` +
+    (stats.rewound > 0 ? `${stats.rewound} rewound · ` : "") +
     `${stats.position}/${stats.capacity} (${fill}%) · first token ${Math.round(stats.ttftMs)} ms · ` +
     `${stats.decodeTokensPerSec} tok/s${stats.stopReason === "cancelled" ? " · stopped" : ""}]`
   );

@@ -3,6 +3,7 @@
 
 import { ChatTemplate, type ChatMessage } from "./chat-template";
 import type { Engine } from "./engine";
+import type { ReasoningMarkers } from "./reasoning";
 import { Session } from "./session";
 import { SessionQueue } from "./session-queue";
 import type { TurnStats } from "./stats";
@@ -54,6 +55,11 @@ export class ChatSession {
   /** Exact tokens the cache holds (for tests and diagnostics). */
   get ledger(): readonly number[] {
     return this.session.tokens;
+  }
+
+  /** The reasoning markers the model's template declares (`<think>` … `</think>` by default). */
+  get reasoningMarkers(): ReasoningMarkers {
+    return this.runner.reasoningMarkers;
   }
 
   get messages(): readonly ChatMessage[] {

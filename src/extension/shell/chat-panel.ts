@@ -27,6 +27,7 @@ import { readSettings, type ChatSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
+import { modelView, statsView } from "./panel-views";
 
 export const CHAT_VIEW_TYPE = "statefulChat.chat";
 const TOKEN_FLUSH_MS = 16;
@@ -224,8 +225,7 @@ export class ChatPanel extends Disposable {
       const messages = conversationOf(this.entries);
       if (messages.length > 0) await session.restore(messages);
       this.session = session;
-      const info = lease.loaded.engine.info;
-      this.model = { name: info.modelName, backend: info.backend, capacity: session.capacity, details: info.details, notice: lease.loaded.notice };
+      this.model = modelView(session, lease.loaded.notice);
       this.post({ type: "model", state: "ready", model: this.model });
       if (lease.loaded.notice) this.banner("warning", lease.loaded.notice);
       return session;
@@ -401,19 +401,6 @@ export class ChatPanel extends Disposable {
     void this.closeSession();
     this.deps.onDidDispose(this);
   }
-}
-
-function statsView(stats: TurnStats): TurnStatsView {
-  return {
-    prefilled: stats.prefilled,
-    cached: stats.cached,
-    position: stats.position,
-    capacity: stats.capacity,
-    ttftMs: stats.ttftMs,
-    decodeTokensPerSec: stats.decodeTokensPerSec,
-    replyTokens: stats.replyTokens,
-    restored: stats.restored,
-  };
 }
 
 function modelKeyOf(settings: ChatSettings): string {

@@ -31,6 +31,7 @@ export function readSettings(): ChatSettings {
       strategy: "stateful",
       overflow: c.get<"summarize" | "truncate">("overflowStrategy", "summarize"),
       systemPrompt: c.get<string>("systemPrompt", ""),
+      history: c.get<string>("historyRendering", "template") === "asGenerated" ? "asGenerated" : "template",
     },
     context: {
       enabled: c.get<boolean>("context.enabled", true),
