@@ -7,12 +7,14 @@ import { BENCH_USAGE, runBench } from "./bench-command";
 import { BENCH_PEERS_USAGE, runBenchPeers } from "./bench-peers-command";
 import { runChat } from "./chat-command";
 import { packageRoot } from "./package-root";
+import { ensureFastLlamaBuild, FastBuildUnavailableError } from "../llama-build/fast-llama-build";
 
 const USAGE = `Usage: stateful-chat <command>
   chat         chat on stdin/stdout (see: stateful-chat chat --help)
   bench        stateful vs naive re-prefill on one conversation, as ratios
   bench --peers  ours vs llama-server on the same model and machine (scenarios a–d)
-  fetch-model  put the default model into the local cache (idempotent)`;
+  fetch-model  put the default model into the local cache (idempotent)
+  build-llama  build llama.cpp with a persistent threadpool for this machine (cached; idempotent)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -33,6 +35,18 @@ async function main(argv: string[]): Promise<number> {
       const result = await ensureDefaultModel(packageRoot(), (line) => process.stderr.write(`${line}\n`));
       process.stdout.write(`${result.path} (${result.source === "cache" ? "already present, verified" : `fetched from ${result.source}`})\n`);
       return 0;
+    }
+    case "build-llama": {
+      try {
+        const result = await ensureFastLlamaBuild(packageRoot(), (line) => process.stderr.write(`${line}\n`));
+        process.stdout.write(`${result.folder} (${result.source === "built" ? "built" : result.source === "cache" ? "restored from .cache/llama-build" : "already present"})\n`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof FastBuildUnavailableError)) throw error;
+        // Not fatal: the prebuilt binary still works, only slower with more than one thread.
+        process.stderr.write(`llama.cpp threadpool build unavailable, the prebuilt binary will be used: ${error.message}\n`);
+        return rest.includes("--required") ? 1 : 0;
+      }
     }
     default:
       process.stderr.write(`${USAGE}\n`);

@@ -5,7 +5,7 @@ import { DisposedError, ModelInvalidError, StatefulChatError } from "../../core/
 import { assertLooksLikeGguf } from "./gguf-file";
 import { LlamaKvState } from "./llama-state";
 import { LlamaTokenizer } from "./llama-tokenizer";
-import { getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
+import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
 
 export interface LlamaEngineOptions {
   readonly modelPath: string;
@@ -36,6 +36,7 @@ export class LlamaEngine implements Engine {
   static async load(options: LlamaEngineOptions): Promise<LlamaEngine> {
     await assertLooksLikeGguf(options.modelPath);
     const { module, llama } = await getLlamaRuntime();
+    const build = describeLlamaBuild(llama);
     await module.readGgufFileInfo(options.modelPath).catch((error: unknown) => {
       throw new ModelInvalidError(options.modelPath, `unreadable GGUF metadata: ${String(error)}`, { cause: error });
     });
@@ -62,7 +63,7 @@ export class LlamaEngine implements Engine {
       modelPath: options.modelPath,
       modelName: basename(options.modelPath),
       capacity,
-      details: `llama.cpp CPU, ${threads} threads, context ${capacity}`,
+      details: `llama.cpp CPU (${build}), ${threads} threads, context ${capacity}`,
     };
     return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads);
   }

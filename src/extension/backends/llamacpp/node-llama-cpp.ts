@@ -2,6 +2,7 @@
 // with a real dynamic import (TypeScript would otherwise turn import() into require()).
 
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
+import { FAST_BUILD_CMAKE_OPTIONS } from "./fast-build-options";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -25,13 +26,18 @@ export function takeRecentLlamaErrors(): string[] {
 
 let llamaPromise: Promise<{ module: NodeLlamaCppModule; llama: Llama }> | undefined;
 
-/** One llama.cpp runtime per process, CPU build shipped with the package, never rebuilt. */
+/**
+ * One llama.cpp runtime per process, never built at runtime: our local build with a
+ * persistent threadpool when `npm run build:llama` made one (node-llama-cpp finds it by
+ * its cmake options), otherwise the CPU binary shipped with the package.
+ */
 export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: Llama }> {
   llamaPromise ??= (async () => {
     const module = await importModule("node-llama-cpp");
     const llama = await module.getLlama({
       gpu: false,
       build: "never",
+      cmakeOptions: { ...FAST_BUILD_CMAKE_OPTIONS },
       logLevel: module.LlamaLogLevel.error,
       logger: (level, message) => {
         if (level !== module.LlamaLogLevel.error && level !== module.LlamaLogLevel.fatal) return;
@@ -45,4 +51,9 @@ export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: 
     llamaPromise = undefined;
   });
   return llamaPromise;
+}
+
+/** How the loaded binary was made, for the engine's details and the bench report. */
+export function describeLlamaBuild(llama: Llama): string {
+  return llama.buildType === "localBuild" ? "local build, persistent threadpool" : "prebuilt binary";
 }

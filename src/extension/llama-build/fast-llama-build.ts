@@ -1,0 +1,155 @@
+// Builds node-llama-cpp's addon with a persistent ggml threadpool (native/llama-threadpool/)
+// and native CPU flags, once per machine; caches the result under .cache/llama-build/ so
+// that `npm ci` (which wipes node_modules) costs a copy, not a rebuild. The backend loads
+// this build when present and the prebuilt binary otherwise (see FAST_BUILD_CMAKE_OPTIONS).
+
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { FAST_BUILD_CMAKE_OPTIONS } from "../backends/llamacpp/fast-build-options";
+
+export class FastBuildUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FastBuildUnavailableError";
+  }
+}
+
+export interface FastBuildResult {
+  readonly folder: string;
+  readonly source: "present" | "cache" | "built";
+}
+
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-6000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (error) => reject(new FastBuildUnavailableError(`${command} could not start: ${error.message}`)));
+    child.on("close", (code) => (code === 0 ? resolve(output) : reject(new FastBuildUnavailableError(`${command} ${args.join(" ")} failed (exit ${code}):\n${output}`))));
+  });
+}
+
+const commandExists = (name: string) =>
+  new Promise<boolean>((resolve) => {
+    const child = spawn("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
+    child.on("close", (code) => resolve(code === 0));
+    child.on("error", () => resolve(false));
+  });
+
+interface Paths {
+  readonly packageDir: string;
+  readonly patch: string;
+  readonly localBuilds: string;
+  readonly cacheRoot: string;
+}
+
+function pathsFor(root: string): Paths {
+  const packageDir = join(root, "node_modules", "node-llama-cpp");
+  return {
+    packageDir,
+    patch: join(root, "native", "llama-threadpool", "addon-threadpool.patch"),
+    localBuilds: join(packageDir, "llama", "localBuilds"),
+    cacheRoot: join(root, ".cache", "llama-build"),
+  };
+}
+
+/** Everything the binary depends on: a change in any of them means another build. */
+function cacheKey(paths: Paths): string {
+  const nodeLlamaCpp = JSON.parse(readFileSync(join(paths.packageDir, "package.json"), "utf8")) as { version: string };
+  const release = readFileSync(join(paths.packageDir, "llama", "llama.cpp.info.json"), "utf8");
+  return createHash("sha256")
+    .update(nodeLlamaCpp.version)
+    .update(release)
+    .update(readFileSync(paths.patch))
+    .update(JSON.stringify(FAST_BUILD_CMAKE_OPTIONS))
+    .update(cpus()[0]?.model ?? "")
+    .update(process.versions.modules)
+    .digest("hex")
+    .slice(0, 16);
+}
+
+const isBuilt = (folder: string) => existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));
+
+/** node-llama-cpp names a local build after its options; find ours by its recorded metadata. */
+async function findBuild(localBuilds: string): Promise<string | undefined> {
+  if (!existsSync(localBuilds)) return undefined;
+  for (const name of await readdir(localBuilds)) {
+    const folder = join(localBuilds, name);
+    if (!isBuilt(folder)) continue;
+    try {
+      const metadata = JSON.parse(readFileSync(join(folder, "Release", "_nlcBuildMetadata.json"), "utf8")) as {
+        buildOptions?: { gpu?: unknown; customCmakeOptions?: Record<string, string> };
+      };
+      const options = metadata.buildOptions?.customCmakeOptions ?? {};
+      const wanted = Object.entries(FAST_BUILD_CMAKE_OPTIONS);
+      if (metadata.buildOptions?.gpu === false && wanted.every(([k, v]) => options[k] === v) && Object.keys(options).length === wanted.length) {
+        return name;
+      }
+    } catch {
+      // not a build we can read: ignore it
+    }
+  }
+  return undefined;
+}
+
+/** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
+export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}): Promise<FastBuildResult> {
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    throw new FastBuildUnavailableError(`the threadpool build is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
+  }
+  const paths = pathsFor(root);
+  if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
+  const present = await findBuild(paths.localBuilds);
+  if (present) return { folder: join(paths.localBuilds, present), source: "present" };
+  const cacheDir = join(paths.cacheRoot, cacheKey(paths));
+  const cachedName = await findBuild(cacheDir);
+  if (cachedName) {
+    await mkdir(paths.localBuilds, { recursive: true });
+    await cp(join(cacheDir, cachedName), join(paths.localBuilds, cachedName), { recursive: true });
+    return { folder: join(paths.localBuilds, cachedName), source: "cache" };
+  }
+
+  const missing: string[] = [];
+  if (!(await commandExists("cmake"))) missing.push("cmake");
+  if (!(await commandExists("c++")) && !(await commandExists("g++"))) missing.push("a C++ compiler (g++)");
+  if (!(await commandExists("patch"))) missing.push("patch");
+  if (missing.length > 0) throw new FastBuildUnavailableError(`cannot build llama.cpp here: missing ${missing.join(", ")} (apt-get install -y cmake g++ patch)`);
+
+  const cli = join(paths.packageDir, "dist", "cli", "cli.js");
+  if (!existsSync(join(paths.packageDir, "llama", "llama.cpp", "CMakeLists.txt"))) {
+    log("unpacking the llama.cpp source that node-llama-cpp ships (offline)…");
+    await run(process.execPath, [cli, "source", "download", "--gpu", "false", "--skipBuild", "--noUsageExample"], { cwd: root, log });
+  }
+  const patchArgs = ["-p1", "--forward", "--silent", "-d", paths.packageDir, "-i", paths.patch];
+  await run("patch", ["--dry-run", ...patchArgs], { cwd: root, log }).catch((error: unknown) => {
+    throw new FastBuildUnavailableError(`the threadpool patch does not apply to this node-llama-cpp: ${String(error)}`);
+  });
+  await run("patch", patchArgs, { cwd: root, log });
+  try {
+    log("building llama.cpp with a persistent threadpool (several minutes on 2 cores; cached afterwards)…");
+    const env = { ...process.env };
+    for (const [key, value] of Object.entries(FAST_BUILD_CMAKE_OPTIONS)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
+    await run(process.execPath, [cli, "source", "build", "--gpu", "false", "--noUsageExample"], { cwd: root, env, log });
+  } finally {
+    // Leave node_modules as npm installed it: only the built binary differs.
+    await run("patch", ["-R", ...patchArgs], { cwd: root, log });
+  }
+  const built = await findBuild(paths.localBuilds);
+  if (!built) throw new FastBuildUnavailableError(`the build finished but ${paths.localBuilds} holds no usable build`);
+  const folder = join(paths.localBuilds, built);
+  // Cache only what loads (Release/ and the done marker), not the CMake tree.
+  const cached = join(cacheDir, built);
+  await rm(cacheDir, { recursive: true, force: true });
+  await mkdir(cached, { recursive: true });
+  await cp(join(folder, "Release"), join(cached, "Release"), { recursive: true });
+  await writeFile(join(cached, "buildDone.status"), readFileSync(join(folder, "buildDone.status")));
+  return { folder, source: "built" };
+}
