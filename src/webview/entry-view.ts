@@ -53,8 +53,7 @@ export class EntryView {
   renderPending(): boolean {
     if (!this.dirty) return false;
     this.dirty = false;
-    if (this.streaming) this.streaming.update(this.text);
-    else this.renderBody();
+    this.renderBody();
     // The "Thinking…" hint goes away with the first visible token.
     if (this.showsProgress && this.text !== "") this.renderFooter();
     return true;
