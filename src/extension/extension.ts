@@ -16,7 +16,7 @@ export interface StatefulChatApi {
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
-  const registry = new EngineRegistry(log);
+  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"));
   const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"));
   const manager = new PanelManager(context, registry, store, log);
   context.subscriptions.push(log, stats, registry, manager);

@@ -13,6 +13,8 @@ export interface EngineRequest {
   readonly backend: BackendChoice;
   readonly contextSize?: number;
   readonly threads?: number;
+  /** Where the measured default thread count is remembered (llama.cpp). */
+  readonly threadCalibrationFile?: string;
   readonly computeUnits?: ComputeUnitsChoice;
   /** A GGUF to use when a Core ML model cannot run on this machine. */
   readonly fallbackModelPath?: string;
@@ -66,5 +68,10 @@ export async function loadEngine(request: EngineRequest): Promise<LoadedEngine> 
 }
 
 function loadLlama(request: EngineRequest, modelPath: string): Promise<Engine> {
-  return LlamaEngine.load({ modelPath, contextSize: request.contextSize, threads: request.threads });
+  return LlamaEngine.load({
+    modelPath,
+    contextSize: request.contextSize,
+    threads: request.threads,
+    threadCalibrationFile: request.threadCalibrationFile,
+  });
 }

@@ -2,6 +2,7 @@
 // only new tokens) and naive (re-prefill everything) — reported as per-turn figures and
 // ratios measured in the same run.
 
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadEngine } from "../backends/load-engine";
 import { ChatSession } from "../core/chat-session";
@@ -80,6 +81,7 @@ export async function runBench(argv: readonly string[]): Promise<number> {
     backend: "auto",
     contextSize: args.ctx,
     threads: args.threads,
+    threadCalibrationFile: join(packageRoot(), ".cache", "llama-threads.json"),
   });
   try {
     await conversation(engine, "stateful", { ...args, turns: Math.min(2, args.turns) }); // warm-up

@@ -1,6 +1,7 @@
 // `stateful-chat chat`: one conversation on the core, messages from stdin (one per line),
 // replies streamed to stdout, or one JSON event per line with --json.
 
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
 import { loadEngine } from "../backends/load-engine";
@@ -29,6 +30,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
       backend: args.backend,
       contextSize: args.ctx,
       threads: args.threads,
+      threadCalibrationFile: join(packageRoot(), ".cache", "llama-threads.json"),
       computeUnits: args.computeUnits,
       fallbackModelPath: existsSync(fallback) ? fallback : undefined,
     });

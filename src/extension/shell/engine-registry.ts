@@ -18,7 +18,11 @@ export interface EngineLease {
 export class EngineRegistry implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** Where the measured default llama.cpp thread count is remembered across sessions. */
+    private readonly threadCalibrationFile?: string,
+  ) {}
 
   get loadedCount(): number {
     return this.entries.size;
@@ -38,6 +42,7 @@ export class EngineRegistry implements vscode.Disposable {
               backend: settings.backend,
               contextSize: settings.contextSize,
               threads: settings.threads,
+              threadCalibrationFile: this.threadCalibrationFile,
               computeUnits: settings.computeUnits,
               fallbackModelPath,
             }),

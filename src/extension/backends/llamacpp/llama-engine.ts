@@ -1,10 +1,11 @@
-import { availableParallelism } from "node:os";
+import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Engine, EngineInfo, KvState } from "../../core/engine";
 import { DisposedError, ModelInvalidError, StatefulChatError } from "../../core/errors";
 import { assertLooksLikeGguf } from "./gguf-file";
 import { LlamaKvState } from "./llama-state";
 import { LlamaTokenizer } from "./llama-tokenizer";
+import { calibratedThreads } from "./thread-calibration";
 import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
 
 export interface LlamaEngineOptions {
@@ -12,11 +13,11 @@ export interface LlamaEngineOptions {
   /** Tokens per session. Defaults to 4096, capped at the model's training context. llama.cpp rounds up to a multiple of 256. */
   readonly contextSize?: number;
   /**
-   * CPU threads. Defaults to one less than the available cores (at least 1): llama.cpp's
-   * threads spin-wait for each other, so when the editor, a browser or a build shares the
-   * cores, one thread per core collapsed decoding from ~80 to ~6 tokens/s on 2 cores.
+   * CPU threads. Default: the fastest count measured for this model, binary and machine
+   * (thread-calibration.ts), remembered in `threadCalibrationFile` when given.
    */
   readonly threads?: number;
+  readonly threadCalibrationFile?: string;
 }
 
 const DEFAULT_CONTEXT = 4096;
@@ -56,14 +57,24 @@ export class LlamaEngine implements Engine {
     const trainContext = model.trainContextSize;
     const requested = options.contextSize ?? DEFAULT_CONTEXT;
     const contextSize = Math.min(requested, trainContext);
-    const threads = options.threads ?? Math.max(1, availableParallelism() - 1);
+    let threads = options.threads;
+    let threadNote = "";
+    if (threads === undefined) {
+      const file = await stat(options.modelPath);
+      const identity = `${options.modelPath}|${file.size}|${file.mtimeMs}|${build}`;
+      const calibration = await calibratedThreads(model, identity, options.threadCalibrationFile).catch(() => undefined);
+      threads = calibration?.threads ?? 1;
+      threadNote = calibration
+        ? ` (fastest measured: ${Object.entries(calibration.tokensPerSecond).map(([t, speed]) => `${t}→${speed}`).join(", ")} tok/s)`
+        : "";
+    }
     const capacity = Math.ceil(contextSize / 256) * 256;
     const info: EngineInfo = {
       backend: "llamacpp",
       modelPath: options.modelPath,
       modelName: basename(options.modelPath),
       capacity,
-      details: `llama.cpp CPU (${build}), ${threads} threads, context ${capacity}`,
+      details: `llama.cpp CPU (${build}), ${threads} threads${threadNote}, context ${capacity}`,
     };
     return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads);
   }

@@ -1,0 +1,66 @@
+// The peer bench cannot rot: it runs end to end for 2 turns on the real default model with
+// the peer disabled (building llama-server is minutes; the full run is `npm run bench:peers`).
+// No timing asserts: only that every scenario ran, answered, stayed within capacity and
+// wrote its report files.
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { defaultModelFile } from "../support/default-model";
+import { runCli } from "../support/run-cli";
+
+interface Turn {
+  readonly prefilled: number;
+  readonly contextFill: number;
+  readonly capacity: number;
+  readonly replyTokens: number;
+  readonly failed?: boolean;
+}
+interface Run {
+  readonly side: string;
+  readonly turns: readonly Turn[];
+}
+
+describe("stateful-chat bench --peers --no-peer", () => {
+  it("runs scenarios a–d for our side and writes JSON, Markdown and SVG plots", async () => {
+    const out = await mkdtemp(join(tmpdir(), "peer-bench-"));
+    const run = await runCli(
+      ["bench", "--peers", "--no-peer", "--model", defaultModelFile(), "--turns", "2", "--sweep-turns", "2", "--threads", "1", "--max-tokens", "12", "--ctx", "2048", "--long-ctx", "512", "--out", out, "--json"],
+      [],
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const event = run.events.find((e) => e.event === "bench-peers") as unknown as {
+      scenarios: Array<{ id: string; contextSize: number; runs: Run[] }>;
+      sweep: Array<{ side: string; threads: number }>;
+      machine: { cores: number; cpuModel: string };
+      builds: { ours: string };
+    };
+    assert.ok(event, "a bench-peers JSON event");
+    assert.deepEqual(event.scenarios.map((s) => s.id), ["a", "b", "c", "d"]);
+    assert.deepEqual(event.sweep.map((p) => [p.side, p.threads]), [["ours", 1]]);
+    assert.ok(event.machine.cores >= 1 && event.machine.cpuModel.length > 0);
+    assert.match(event.builds.ours, /llama\.cpp CPU/);
+    for (const scenario of event.scenarios) {
+      assert.deepEqual(scenario.runs.map((r) => r.side), ["ours"], `scenario ${scenario.id} ran our side only`);
+      const turns = scenario.runs[0].turns;
+      assert.equal(turns.length, 2, `scenario ${scenario.id}: 2 turns`);
+      for (const turn of turns) {
+        assert.ok(!turn.failed && turn.replyTokens > 0, `scenario ${scenario.id} answered`);
+        assert.ok(turn.contextFill <= turn.capacity, `scenario ${scenario.id} within capacity`);
+      }
+      // The second turn prefills only its new tokens, far fewer than the first.
+      assert.ok(turns[1].prefilled < turns[0].prefilled, `scenario ${scenario.id}: ${turns[1].prefilled} < ${turns[0].prefilled}`);
+    }
+    const files = (await readdir(out)).sort();
+    assert.ok(files.includes("peer-bench.json") && files.includes("peer-bench.md"));
+    for (const id of ["a", "b", "c", "d"]) {
+      for (const plot of [`scenario-${id}-ttft.svg`, `scenario-${id}-prefilled.svg`]) {
+        assert.ok(files.includes(plot), plot);
+        assert.match(await readFile(join(out, plot), "utf8"), /^<svg [^>]*>[\s\S]*<path d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+"[\s\S]*<\/svg>\n$/);
+      }
+    }
+    const markdown = await readFile(join(out, "peer-bench.md"), "utf8");
+    assert.match(markdown, /\*\*Scenario c: editing session/);
+  });
+});
