@@ -13,6 +13,9 @@ npm run typecheck
 step "default model"
 node out/cli.js fetch-model
 
+step "llama.cpp with a persistent threadpool (built once per machine, cached in .cache/llama-build)"
+node out/cli.js build-llama --required
+
 step "unit tests (no model)"
 npm run test:unit
 

@@ -10,6 +10,7 @@ import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { FAST_BUILD_CMAKE_OPTIONS } from "../backends/llamacpp/fast-build-options";
+import { ensureAptPackages } from "../launcher/apt";
 
 export class FastBuildUnavailableError extends Error {
   constructor(message: string) {
@@ -43,6 +44,27 @@ const commandExists = (name: string) =>
     child.on("close", (code) => resolve(code === 0));
     child.on("error", () => resolve(false));
   });
+
+/** cmake, a C++ compiler and patch: installed from Debian when missing and we are root. */
+async function ensureToolchain(log: (line: string) => void): Promise<void> {
+  const missing = async () => {
+    const names: string[] = [];
+    if (!(await commandExists("cmake"))) names.push("cmake");
+    if (!(await commandExists("g++")) && !(await commandExists("c++"))) names.push("g++");
+    if (!(await commandExists("make"))) names.push("make");
+    if (!(await commandExists("patch"))) names.push("patch");
+    return names;
+  };
+  const before = await missing();
+  if (before.length === 0) return;
+  if (process.platform === "linux" && process.getuid?.() === 0 && (await commandExists("apt-get"))) {
+    await ensureAptPackages(before, log).catch(() => undefined);
+  }
+  const after = await missing();
+  if (after.length > 0) {
+    throw new FastBuildUnavailableError(`cannot build llama.cpp here: missing ${after.join(", ")} (apt-get install -y ${after.join(" ")})`);
+  }
+}
 
 interface Paths {
   readonly packageDir: string;
@@ -117,11 +139,7 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
     return { folder: join(paths.localBuilds, cachedName), source: "cache" };
   }
 
-  const missing: string[] = [];
-  if (!(await commandExists("cmake"))) missing.push("cmake");
-  if (!(await commandExists("c++")) && !(await commandExists("g++"))) missing.push("a C++ compiler (g++)");
-  if (!(await commandExists("patch"))) missing.push("patch");
-  if (missing.length > 0) throw new FastBuildUnavailableError(`cannot build llama.cpp here: missing ${missing.join(", ")} (apt-get install -y cmake g++ patch)`);
+  await ensureToolchain(log);
 
   const cli = join(paths.packageDir, "dist", "cli", "cli.js");
   if (!existsSync(join(paths.packageDir, "llama", "llama.cpp", "CMakeLists.txt"))) {
