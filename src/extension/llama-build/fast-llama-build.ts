@@ -6,10 +6,11 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { FAST_BUILD_CMAKE_OPTIONS } from "../backends/llamacpp/fast-build-options";
+import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../backends/llamacpp/cpu-signature";
+import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
 
 export class FastBuildUnavailableError extends Error {
@@ -98,30 +99,6 @@ function cacheKey(paths: Paths): string {
     .slice(0, 16);
 }
 
-const isBuilt = (folder: string) => existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));
-
-/** node-llama-cpp names a local build after its options; find ours by its recorded metadata. */
-async function findBuild(localBuilds: string): Promise<string | undefined> {
-  if (!existsSync(localBuilds)) return undefined;
-  for (const name of await readdir(localBuilds)) {
-    const folder = join(localBuilds, name);
-    if (!isBuilt(folder)) continue;
-    try {
-      const metadata = JSON.parse(readFileSync(join(folder, "Release", "_nlcBuildMetadata.json"), "utf8")) as {
-        buildOptions?: { gpu?: unknown; customCmakeOptions?: Record<string, string> };
-      };
-      const options = metadata.buildOptions?.customCmakeOptions ?? {};
-      const wanted = Object.entries(FAST_BUILD_CMAKE_OPTIONS);
-      if (metadata.buildOptions?.gpu === false && wanted.every(([k, v]) => options[k] === v) && Object.keys(options).length === wanted.length) {
-        return name;
-      }
-    } catch {
-      // not a build we can read: ignore it
-    }
-  }
-  return undefined;
-}
-
 /** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
 export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}): Promise<FastBuildResult> {
   if (process.platform !== "linux" || process.arch !== "x64") {
@@ -129,10 +106,15 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   }
   const paths = pathsFor(root);
   if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
-  const present = await findBuild(paths.localBuilds);
-  if (present) return { folder: join(paths.localBuilds, present), source: "present" };
+  const present = findFastBuild(paths.localBuilds);
+  if (present) {
+    // Built in this node_modules, so for this machine: make sure the loader may use it.
+    const release = join(paths.localBuilds, present, "Release");
+    if (!existsSync(join(release, CPU_SIGNATURE_FILE))) writeCpuSignature(release);
+    return { folder: join(paths.localBuilds, present), source: "present" };
+  }
   const cacheDir = join(paths.cacheRoot, cacheKey(paths));
-  const cachedName = await findBuild(cacheDir);
+  const cachedName = findFastBuild(cacheDir);
   if (cachedName) {
     await mkdir(paths.localBuilds, { recursive: true });
     await cp(join(cacheDir, cachedName), join(paths.localBuilds, cachedName), { recursive: true });
@@ -160,9 +142,10 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
     // Leave node_modules as npm installed it: only the built binary differs.
     await run("patch", ["-R", ...patchArgs], { cwd: root, log });
   }
-  const built = await findBuild(paths.localBuilds);
+  const built = findFastBuild(paths.localBuilds);
   if (!built) throw new FastBuildUnavailableError(`the build finished but ${paths.localBuilds} holds no usable build`);
   const folder = join(paths.localBuilds, built);
+  writeCpuSignature(join(folder, "Release"));
   // Cache only what loads (Release/ and the done marker), not the CMake tree.
   const cached = join(cacheDir, built);
   await rm(cacheDir, { recursive: true, force: true });

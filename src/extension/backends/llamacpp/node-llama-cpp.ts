@@ -2,7 +2,7 @@
 // with a real dynamic import (TypeScript would otherwise turn import() into require()).
 
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
-import { FAST_BUILD_CMAKE_OPTIONS } from "./fast-build-options";
+import { cmakeOptionsToLoad } from "./fast-build";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -37,7 +37,7 @@ export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: 
     const llama = await module.getLlama({
       gpu: false,
       build: "never",
-      cmakeOptions: { ...FAST_BUILD_CMAKE_OPTIONS },
+      cmakeOptions: cmakeOptionsToLoad(),
       logLevel: module.LlamaLogLevel.error,
       logger: (level, message) => {
         if (level !== module.LlamaLogLevel.error && level !== module.LlamaLogLevel.fatal) return;

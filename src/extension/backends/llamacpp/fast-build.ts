@@ -1,0 +1,57 @@
+// Where our threadpool build of llama.cpp lives (node-llama-cpp's localBuilds folder, named
+// after the cmake options) and whether this process should load it. Shared by the loader
+// and by the build tool (src/extension/llama-build/).
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { buildRunsOnThisCpu } from "./cpu-signature";
+
+/**
+ * The cmake options of our build. node-llama-cpp looks a local build up by its options,
+ * so the loader asks for exactly these. OpenMP stays off: the patched addon attaches its
+ * own persistent ggml threadpool instead.
+ */
+export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = { GGML_OPENMP: "OFF" };
+
+export function isCompleteBuild(folder: string): boolean {
+  return existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));
+}
+
+/** The name of the folder under `localBuilds` that holds a complete build with our options. */
+export function findFastBuild(localBuilds: string): string | undefined {
+  if (!existsSync(localBuilds)) return undefined;
+  const wanted = Object.entries(FAST_BUILD_CMAKE_OPTIONS);
+  for (const name of readdirSync(localBuilds)) {
+    const folder = join(localBuilds, name);
+    if (!isCompleteBuild(folder)) continue;
+    try {
+      const metadata = JSON.parse(readFileSync(join(folder, "Release", "_nlcBuildMetadata.json"), "utf8")) as {
+        buildOptions?: { gpu?: unknown; customCmakeOptions?: Record<string, string> };
+      };
+      const options = metadata.buildOptions?.customCmakeOptions ?? {};
+      if (metadata.buildOptions?.gpu === false && Object.keys(options).length === wanted.length && wanted.every(([k, v]) => options[k] === v)) {
+        return name;
+      }
+    } catch {
+      // unreadable metadata: not ours
+    }
+  }
+  return undefined;
+}
+
+/** node-llama-cpp's localBuilds folder, found by walking up from this file (bundle or source). */
+export function localBuildsDir(from: string = __dirname): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", "node-llama-cpp", "llama", "localBuilds");
+    if (existsSync(join(dir, "node_modules", "node-llama-cpp", "package.json"))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The cmake options to ask node-llama-cpp for: ours when our build is here and fits this CPU. */
+export function cmakeOptionsToLoad(): Record<string, string> | undefined {
+  const builds = localBuildsDir();
+  const name = builds ? findFastBuild(builds) : undefined;
+  if (!builds || !name || !buildRunsOnThisCpu(join(builds, name, "Release"))) return undefined;
+  return { ...FAST_BUILD_CMAKE_OPTIONS };
+}
