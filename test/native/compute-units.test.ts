@@ -71,3 +71,21 @@ test("chooseComputeUnits is a pure function of the shapes", () => {
   assert.equal(chooseComputeUnits({ queryLengths: { kind: "enumerated", allowed: [1] } }).units, "cpuAndNeuralEngine");
   assert.equal(chooseComputeUnits({}).units, "cpuAndGPU");
 });
+
+test("a converted multifunction folder loads its functions on the Neural Engine, end to end", async () => {
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const path = await import("node:path");
+  const { makeModelFolder } = await import("./fixtures");
+  const { loadCoreMLEngine } = await import("../../src/extension/backends/coreml/index");
+  const folder = makeModelFolder();
+  writeFileSync(path.join(folder, "manifest.json"), JSON.stringify({ functions: { prefill: "prefill", decode: "decode", prefill_length: 64 } }));
+  const loader = fakeLoader({ capacity: 256, queryLengths: [64], maskWidthFixed: true, positionInput: true, decodeMaskType: "float16" });
+  const addon = {
+    ...loader,
+    compileModel: async (_source: string, destination: string) => mkdirSync(destination, { recursive: true }),
+  } as unknown as CoreMLAddon;
+  const engine = await loadCoreMLEngine({ modelPath: folder, computeUnits: "auto", cacheRoot: path.join(folder, "cache"), addon });
+  assert.deepEqual(loader.loads, [{ computeUnits: "cpuAndNeuralEngine", prefillFunction: "prefill", decodeFunction: "decode" }]);
+  assert.match(engine.info.details, /auto → cpuAndNeuralEngine/);
+  await engine.dispose();
+});
