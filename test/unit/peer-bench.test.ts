@@ -26,6 +26,17 @@ describe("PeerChat (llama-server's /v1/chat/completions stream)", () => {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
       req.on("end", () => {
+        if (req.url === "/apply-template") {
+          const { messages } = JSON.parse(body) as { messages: Array<{ content: string }> };
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ prompt: messages.map((m) => m.content).join("|") }));
+          return;
+        }
+        if (req.url === "/tokenize") {
+          // One token per character: easy to reason about in the test.
+          const { content } = JSON.parse(body) as { content: string };
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ tokens: [...content].map((_, i) => i) }));
+          return;
+        }
         bodies.push(JSON.parse(body));
         if (failNext) {
           failNext = false;
@@ -64,6 +75,18 @@ describe("PeerChat (llama-server's /v1/chat/completions stream)", () => {
     assert.deepEqual(bodies[1].messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
     assert.equal(bodies[1].messages[1].content, "Context from the workspace:\n\na.py\n\nWhat is 1+1?");
     assert.equal(bodies[1].messages[2].content, "Hello");
+  });
+
+  it("with fit: prune, drops the oldest exchanges until prompt and reply fit, and says so", async () => {
+    // capacity 36 "tokens" (characters here), replies of up to 16: prompts must stay within 20.
+    const chat = new PeerChat({ baseUrl, systemPrompt: "sys", maxTokens: 16, capacity: 36, fit: "prune" });
+    bodies.length = 0;
+    const first = await chat.send("q1");
+    assert.equal(first.note, undefined);
+    await chat.send("q2");
+    const third = await chat.send("q3");
+    assert.match(third.note ?? "", /dropped the 1 oldest exchange/);
+    assert.deepEqual(bodies[2].messages.map((m) => m.content), ["sys", "q2", "Hello", "q3"]);
   });
 
   it("records a refused request as a failed turn with the server's reason", async () => {

@@ -26,6 +26,12 @@ export interface PeerChatOptions {
   readonly maxTokens: number;
   readonly capacity: number;
   readonly chat?: number;
+  /**
+   * `prune`: like Continue, drop the oldest exchanges until prompt + reply fit the context
+   * (counted with the server's own template and tokenizer, outside the timed request).
+   * `none`: send everything and let the server decide (scenario d records what it does).
+   */
+  readonly fit?: "prune" | "none";
 }
 
 export class PeerChat {
@@ -40,6 +46,7 @@ export class PeerChat {
   async send(text: string, context?: string): Promise<TurnMeasure & { readonly reply: string }> {
     this.turns++;
     const userText = context ? `${context}\n\n${text}` : text;
+    const pruned = this.options.fit === "prune" ? await this.pruneToFit(userText) : 0;
     const request = [...this.messages, { role: "user" as const, content: userText }];
     const clock = new StreamClock();
     const response = await fetch(`${this.options.baseUrl}/v1/chat/completions`, {
@@ -86,9 +93,36 @@ export class PeerChat {
       replyTokens,
       contextFill: cached + prefilled + replyTokens,
       failed: streamError !== undefined && reply === "",
-      note: streamError,
+      note: streamError ?? (pruned > 0 ? `client dropped the ${pruned} oldest exchange(s) to fit the context` : undefined),
       reply,
     };
+  }
+
+  /** Drops the oldest user/assistant pairs until the prompt plus a full reply fits. */
+  private async pruneToFit(userText: string): Promise<number> {
+    let dropped = 0;
+    while (this.messages.length > 1) {
+      const tokens = await this.promptTokens([...this.messages, { role: "user", content: userText }]);
+      if (tokens + this.options.maxTokens <= this.options.capacity) break;
+      this.messages.splice(1, 2);
+      dropped++;
+    }
+    return dropped;
+  }
+
+  private async promptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    const post = async <T>(path: string, body: unknown): Promise<T> => {
+      const response = await fetch(`${this.options.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+      return (await response.json()) as T;
+    };
+    const { prompt } = await post<{ prompt: string }>("/apply-template", { messages });
+    const { tokens } = await post<{ tokens: unknown[] }>("/tokenize", { content: prompt, add_special: true, parse_special: true });
+    return tokens.length;
   }
 }
 

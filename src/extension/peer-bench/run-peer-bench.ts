@@ -88,6 +88,18 @@ const sweepPoint = (side: Side, threads: number, turns: readonly TurnMeasure[]):
   medianTtftMs: round1(median(turns.slice(1).map((t) => t.ttftMs))),
 });
 
+/** b runs the peer with one slot and with one per chat; d with and without client pruning. */
+function peerVariants(id: ScenarioId): Array<{ label: string; slots: number; fit: "prune" | "none" }> {
+  if (id === "b") return [1, 2].map((slots) => ({ label: `llama-server -np ${slots}`, slots, fit: "prune" as const }));
+  if (id === "d") {
+    return [
+      { label: "llama-server, client sends all", slots: 1, fit: "none" },
+      { label: "llama-server, client drops oldest", slots: 1, fit: "prune" },
+    ];
+  }
+  return [{ label: "llama-server", slots: 1, fit: "prune" }];
+}
+
 export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBenchResult> {
   const log = options.log;
   const settings: ChatSettings = { systemPrompt: options.systemPrompt, maxTokens: options.maxTokens };
@@ -133,14 +145,14 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
       }),
     });
     if (binary && best.peer !== undefined) {
-      for (const slots of id === "b" ? [1, 2] : [1]) {
-        log(`scenario ${id}: llama-server -np ${slots}, ${best.peer} thread(s), context ${contextSize} per slot`);
-        const turns = await withPeer(binary, options, best.peer, contextSize, slots, async (server) => {
-          const result = await runScenario(id, peerSide(server, contextSize, settings), run);
+      for (const variant of peerVariants(id)) {
+        log(`scenario ${id}: ${variant.label}, ${best.peer} thread(s), context ${contextSize} per slot`);
+        const turns = await withPeer(binary, options, best.peer, contextSize, variant.slots, async (server) => {
+          const result = await runScenario(id, peerSide(server, contextSize, settings, variant.fit), run);
           if (id === "a") idle.peer = await idleCpuPercent(server.pid, 10_000);
           return result;
         });
-        runs.push({ side: "peer", label: id === "b" ? `llama-server -np ${slots}` : "llama-server", threads: best.peer, turns });
+        runs.push({ side: "peer", label: variant.label, threads: best.peer, turns });
       }
     }
     scenarios.push({ id, contextSize, runs });

@@ -23,13 +23,13 @@ export function ourSide(engine: Engine, settings: ChatSettings): ScenarioSide {
   };
 }
 
-export function peerSide(server: LlamaServerProcess, capacity: number, settings: ChatSettings): ScenarioSide {
+export function peerSide(server: LlamaServerProcess, capacity: number, settings: ChatSettings, fit: "prune" | "none" = "prune"): ScenarioSide {
   return {
     context: "whole",
     // The peer attaches whole files, it never budgets them; a rough count is enough here.
     countTokens: (text) => Math.ceil(text.length / 4),
     open: async (chat) => {
-      const peer = new PeerChat({ baseUrl: server.baseUrl, capacity, chat, ...settings });
+      const peer = new PeerChat({ baseUrl: server.baseUrl, capacity, chat, fit, ...settings });
       return { send: (text, context) => peer.send(text, context), dispose: async () => {} };
     },
   };
