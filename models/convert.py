@@ -31,6 +31,11 @@ def parse_args(argv):
     parser.add_argument("--output", type=Path, required=True, help="output folder")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty output")
+    parser.add_argument("--multifunction", action="store_true",
+                        help="fixed-shape prefill and decode functions sharing weights and "
+                             "states (for the Neural Engine)")
+    parser.add_argument("--prefill-length", type=int, default=64,
+                        help="query length of the prefill function with --multifunction (default 64)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser.parse_args(argv)
 
@@ -43,7 +48,8 @@ def main(argv=None) -> int:
 
         output = run(Options(source=args.source, output=args.output, context=args.context,
                              quantize=args.quantize, revision=args.revision,
-                             overwrite=args.overwrite))
+                             overwrite=args.overwrite, multifunction=args.multifunction,
+                             prefill_length=args.prefill_length))
     except ConversionError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code

@@ -9,6 +9,7 @@ reads, which keeps our packages loadable by that runtime as well.
 import datetime
 import json
 from pathlib import Path
+from typing import Optional
 
 from . import __version__, deps, interface
 from .architecture import ModelShape
@@ -19,10 +20,10 @@ FORMAT_VERSION = 1
 
 
 def build(shape: ModelShape, context: int, quantization: dict, source: dict,
-          tokens: dict) -> dict:
+          tokens: dict, functions: Optional[dict] = None) -> dict:
     kv_shape = list(interface.cache_shape(shape.num_layers, shape.num_kv_heads, context,
                                           shape.head_dim))
-    return {
+    data = {
         "format": "stateful-chat-coreml",
         "format_version": FORMAT_VERSION,
         "package": PACKAGE_NAME,
@@ -43,7 +44,7 @@ def build(shape: ModelShape, context: int, quantization: dict, source: dict,
             "inputs": {
                 interface.INPUT_IDS: {"dtype": "int32", "shape": [1, "q"]},
                 interface.CAUSAL_MASK: {"dtype": "float16", "shape": [1, 1, "q", "end"],
-                                        "visible": 0, "masked": "-inf"},
+                                        "visible": 0, "masked": -65504},
             },
             "states": {
                 interface.KEY_CACHE: {"dtype": "float16", "shape": kv_shape},
@@ -54,6 +55,17 @@ def build(shape: ModelShape, context: int, quantization: dict, source: dict,
             "max_query_length": context,
         },
     }
+    if functions:
+        # Fixed shapes: q is the function's own, the mask spans the cache, `position` writes.
+        data["functions"] = functions
+        io = data["io"]
+        io["inputs"][interface.CAUSAL_MASK]["shape"] = [1, 1, "q", context]
+        io["inputs"][interface.POSITION] = {"dtype": "int32", "shape": [1]}
+        io["query_lengths"] = {functions["prefill"]: functions["prefill_length"],
+                               functions["decode"]: functions["decode_length"]}
+        io["write_position"] = "rows [position, position+q) of each cache; attention over [0, context) as masked"
+        io["max_query_length"] = functions["prefill_length"]
+    return data
 
 
 def write(manifest: dict, directory: Path) -> None:
@@ -79,6 +91,7 @@ def apply_metadata(mlmodel, manifest: dict) -> None:
         "statefulchat.source": source["reference"],
         "statefulchat.source_revision": source.get("revision") or source.get("sha256") or "",
         "statefulchat.eos_token_ids": json.dumps(manifest["tokenizer"]["eos_token_ids"]),
+        "statefulchat.functions": json.dumps(manifest.get("functions") or {}),
         "co.huggingface.exporters.name": source["reference"],
         "co.huggingface.exporters.task": "text-generation",
         "co.huggingface.exporters.architecture": manifest["architecture"],

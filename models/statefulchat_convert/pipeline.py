@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from . import architecture, deps, export, manifest, quantize, sources, tokenizer_files
-from .errors import OutputExists
+from . import architecture, deps, export, manifest, multifunction, quantize, sources, tokenizer_files
+from .errors import InvalidOption, OutputExists
 from .progress import Progress
 
 
@@ -20,6 +20,10 @@ class Options:
     quantize: str = "none"
     revision: Optional[str] = None
     overwrite: bool = False
+    # One package with fixed-shape `prefill` (q = prefill_length) and `decode` (q = 1)
+    # functions sharing weights and states: what the Neural Engine runs (multifunction.py).
+    multifunction: bool = False
+    prefill_length: int = 64
 
 
 def _check_output(output: Path, overwrite: bool) -> None:
@@ -44,6 +48,8 @@ def run(options: Options, progress: Optional[Progress] = None) -> Path:
         config = sources.load_config(source)
         shape = architecture.describe(config)
         architecture.check_context(options.context, shape)
+        if options.multifunction and not 1 < options.prefill_length <= options.context:
+            raise InvalidOption(f"--prefill-length must be between 2 and the context ({options.context}).")
 
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.parent / f".{output.name}.partial-{os.getpid()}"
@@ -68,6 +74,9 @@ def _convert_into(staging: Path, options: Options, source, config, shape, progre
         tokenizer_files.save(tokenizer, staging)
     with progress.stage("Loading weights"):
         model = sources.load_model(source)
+    if options.multifunction:
+        _convert_multifunction(staging, options, source, config, shape, tokenizer, model, progress)
+        return
     with progress.stage(f"Tracing with a {options.context}-token state"):
         wrapper = StatefulCausalLM(model, shape, options.context)
         traced = export.trace(wrapper)
@@ -86,6 +95,28 @@ def _convert_into(staging: Path, options: Options, source, config, shape, progre
         mlmodel.save(str(staging / manifest.PACKAGE_NAME))
 
 
+def _convert_multifunction(staging: Path, options: Options, source, config, shape, tokenizer,
+                           model, progress) -> None:
+    from .fixed_wrapper import FixedShapeCausalLM
+
+    merged = staging / ".merged.mlpackage"
+    with progress.stage(f"Tracing and converting prefill (q={options.prefill_length}) and decode "
+                        f"(q=1), compressing ({options.quantize}), merging into one package"):
+        wrapper = FixedShapeCausalLM(model, shape, options.context)
+        mlmodel = multifunction.build(wrapper, options.quantize, merged, options.prefill_length)
+    del wrapper, model
+    with progress.stage("Writing manifest and metadata"):
+        data = manifest.build(shape, options.context, quantize.describe(options.quantize),
+                              source.as_dict(),
+                              tokenizer_files.special_token_ids(tokenizer, config),
+                              functions=multifunction.describe(options.prefill_length))
+        manifest.apply_metadata(mlmodel, data)
+        manifest.write(data, staging)
+    with progress.stage(f"Saving {manifest.PACKAGE_NAME}"):
+        mlmodel.save(str(staging / manifest.PACKAGE_NAME))
+        shutil.rmtree(merged)
+
+
 def derive_variant(converted: Path, mode: str, output: Path) -> Path:
     """Compress an already converted fp16 output folder into a new output folder.
 
@@ -100,6 +131,8 @@ def derive_variant(converted: Path, mode: str, output: Path) -> Path:
     data = json.loads((converted / manifest.MANIFEST_NAME).read_text(encoding="utf-8"))
     if data["quantization"]["mode"] != "none":
         raise OutputExists(f"{converted} is already compressed ({data['quantization']['mode']}).")
+    if data.get("functions"):
+        raise InvalidOption("a multifunction package is compressed while converting: use --quantize.")
     _check_output(output, overwrite=False)
     staging = output.parent / f".{output.name}.partial-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)

@@ -47,23 +47,40 @@ def apply(mlmodel, mode: str):
         op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
                                          granularity="per_channel",
                                          weight_threshold=_WEIGHT_THRESHOLD)
-        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op))
+        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op, mlmodel))
     if mode == "int4":
         op = cto.OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int4",
                                          granularity="per_block", block_size=INT4_BLOCK_SIZE,
                                          weight_threshold=_WEIGHT_THRESHOLD)
-        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op))
+        return cto.linear_quantize_weights(mlmodel, _weights_only(cto, op, mlmodel))
     # "custom" with our k-means: coremltools' "kmeans" is minutes slower (see palette.py),
     # and its worker pool forks after torch started threads, which hangs on Linux.
     op = cto.OpPalettizerConfig(mode="custom", lut_function=palette.lut_function,
                                 granularity="per_grouped_channel",
                                 group_size=PALETTE_GROUP_SIZE,
                                 weight_threshold=_WEIGHT_THRESHOLD)
-    return cto.palettize_weights(mlmodel, _weights_only(cto, op))
+    return cto.palettize_weights(mlmodel, _weights_only(cto, op, mlmodel))
 
 
-def _weights_only(cto, op):
+def _weights_only(cto, op, mlmodel):
     """Compress only constants that feed `linear` (projections, lm_head) and `gather`
     (embedding). A global config would also quantize the precomputed rope cos/sin tables,
-    whose rows span [-1, 1] with exact zeros (sin 0): int4 rope visibly hurts quality."""
-    return cto.OptimizationConfig(op_type_configs={"linear": op, "gather": op})
+    whose rows span [-1, 1] with exact zeros (sin 0): int4 rope visibly hurts quality.
+    The fixed-shape functions look their rope rows up with a `gather` too (by position,
+    fixed_wrapper.py), so those gathers are named and left alone."""
+    skip = {name: None for name in _rope_gathers(mlmodel)}
+    return cto.OptimizationConfig(op_type_configs={"linear": op, "gather": op}, op_name_configs=skip)
+
+
+def _rope_gathers(mlmodel) -> list:
+    names = []
+    for function in mlmodel.get_spec().mlProgram.functions.values():
+        for block in function.block_specializations.values():
+            for op in block.operations:
+                if op.type != "gather":
+                    continue
+                table = [a.name for a in op.inputs["x"].arguments]
+                if any(name.startswith("rope_") for name in table):
+                    names.extend(o.name for o in op.outputs)
+                    names.extend(table)  # the constants themselves, in case the op name differs
+    return names

@@ -103,7 +103,8 @@ class StatefulCausalLM(nn.Module):
 
 
 def causal_mask(q: int, end: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """The mask the runtime builds: row i sees positions [0, end - q + i]."""
-    mask = torch.full((q, end), float("-inf"), dtype=dtype)
+    """The mask the runtime builds: row i sees positions [0, end - q + i]; masked entries
+    are -65504, fp16's lowest finite value, as the runtime sends (native/src/core/causal_mask.h)."""
+    mask = torch.full((q, end), -65504.0, dtype=dtype)
     mask = torch.triu(mask, diagonal=end - q + 1)
     return mask.view(1, 1, q, end)
