@@ -4,6 +4,8 @@
 
 import type { Tokenizer } from "./engine";
 
+const REPLACEMENT = "\uFFFD";
+
 export interface Segment {
   readonly text: string;
   readonly tokens: readonly number[];
@@ -96,23 +98,28 @@ export class PromptSegments {
     this.tokenCount = 0;
   }
 
-  /** Largest k such that the first k tokens decode to a prefix of the segment's text of at most `limit` chars. */
+  /**
+   * Largest k such that the first k tokens decode to a prefix of the segment's text of at
+   * most `limit` chars. A prefix that ends inside a multi-byte character decodes with a
+   * trailing U+FFFD; the search ignores it (so the predicate stays monotonic) and the result
+   * steps back to a whole character.
+   */
   private tokensWithin(segment: Segment, limit: number): Boundary {
-    const fits = (k: number): number | undefined => {
-      const text = this.tokenizer.decode(segment.tokens.slice(0, k));
-      return text.length <= limit && segment.text.startsWith(text) ? text.length : undefined;
+    const decode = (k: number) => this.tokenizer.decode(segment.tokens.slice(0, k));
+    const complete = (text: string) => !text.endsWith(REPLACEMENT) || segment.text.startsWith(text);
+    const fits = (k: number): boolean => {
+      let text = decode(k);
+      if (!complete(text)) text = text.slice(0, -1);
+      return text.length <= limit && segment.text.startsWith(text);
     };
     let low = 0;
-    let lowChars = 0;
     let high = segment.tokens.length;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      const chars = fits(mid);
-      if (chars !== undefined) {
-        low = mid;
-        lowChars = chars;
-      } else high = mid - 1;
+      if (fits(mid)) low = mid;
+      else high = mid - 1;
     }
-    return { tokens: low, chars: lowChars };
+    while (low > 0 && !complete(decode(low))) low--;
+    return { tokens: low, chars: decode(low).length };
   }
 }
