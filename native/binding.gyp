@@ -46,7 +46,7 @@
             "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
             "GCC_ENABLE_CPP_RTTI": "YES",
             "MACOSX_DEPLOYMENT_TARGET": "13.0",
-            "OTHER_CPLUSPLUSFLAGS": ["-fobjc-arc", "-Wunguarded-availability-new"]
+            "OTHER_CPLUSPLUSFLAGS": ["-fobjc-arc", "-Werror=unguarded-availability-new"]
           }
         }, {
           "sources": ["src/stub/platform_stub.cc"]
