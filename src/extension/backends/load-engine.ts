@@ -54,7 +54,7 @@ export async function loadEngine(request: EngineRequest): Promise<LoadedEngine> 
     if (coreml && availability.available && coreMLModel) {
       const engine = await coreml.loadCoreMLEngine({
         modelPath: request.modelPath,
-        computeUnits: request.computeUnits ?? "cpuAndNeuralEngine",
+        computeUnits: request.computeUnits ?? "auto",
       });
       return { engine };
     }

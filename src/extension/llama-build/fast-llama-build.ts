@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../backends/llamacpp/cpu-signature";
 import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
@@ -99,6 +99,14 @@ function cacheKey(paths: Paths): string {
     .slice(0, 16);
 }
 
+/** Caches only what loads (Release/ and the done marker), not the CMake tree. */
+async function saveToCache(folder: string, cached: string): Promise<void> {
+  await rm(dirname(cached), { recursive: true, force: true });
+  await mkdir(cached, { recursive: true });
+  await cp(join(folder, "Release"), join(cached, "Release"), { recursive: true });
+  await writeFile(join(cached, "buildDone.status"), readFileSync(join(folder, "buildDone.status")));
+}
+
 /** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
 export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}): Promise<FastBuildResult> {
   if (process.platform !== "linux" || process.arch !== "x64") {
@@ -106,14 +114,16 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   }
   const paths = pathsFor(root);
   if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
+  const cacheDir = join(paths.cacheRoot, cacheKey(paths));
   const present = findFastBuild(paths.localBuilds);
   if (present) {
-    // Built in this node_modules, so for this machine: make sure the loader may use it.
-    const release = join(paths.localBuilds, present, "Release");
-    if (!existsSync(join(release, CPU_SIGNATURE_FILE))) writeCpuSignature(release);
-    return { folder: join(paths.localBuilds, present), source: "present" };
+    // Built in this node_modules, so for this machine: make sure the loader may use it,
+    // and that the next npm ci finds it in the cache.
+    const folder = join(paths.localBuilds, present);
+    if (!existsSync(join(folder, "Release", CPU_SIGNATURE_FILE))) writeCpuSignature(join(folder, "Release"));
+    if (!findFastBuild(cacheDir)) await saveToCache(folder, join(cacheDir, present));
+    return { folder, source: "present" };
   }
-  const cacheDir = join(paths.cacheRoot, cacheKey(paths));
   const cachedName = findFastBuild(cacheDir);
   if (cachedName) {
     await mkdir(paths.localBuilds, { recursive: true });
@@ -146,11 +156,6 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   if (!built) throw new FastBuildUnavailableError(`the build finished but ${paths.localBuilds} holds no usable build`);
   const folder = join(paths.localBuilds, built);
   writeCpuSignature(join(folder, "Release"));
-  // Cache only what loads (Release/ and the done marker), not the CMake tree.
-  const cached = join(cacheDir, built);
-  await rm(cacheDir, { recursive: true, force: true });
-  await mkdir(cached, { recursive: true });
-  await cp(join(folder, "Release"), join(cached, "Release"), { recursive: true });
-  await writeFile(join(cached, "buildDone.status"), readFileSync(join(folder, "buildDone.status")));
+  await saveToCache(folder, join(cacheDir, built));
   return { folder, source: "built" };
 }
