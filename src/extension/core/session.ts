@@ -138,6 +138,19 @@ export class Session {
   }
 
   /**
+   * Rewind to `length` tokens (the chat template re-rendered what follows). Returns how to
+   * undo it if what follows fails: the rewound tokens go back as pending tokens.
+   */
+  async rewind(length: number): Promise<() => Promise<void>> {
+    const tail = this.ledger.tokens.slice(length);
+    await this.rollback(length);
+    return async () => {
+      await this.rollback(length);
+      this.appendPending(tail);
+    };
+  }
+
+  /**
    * Put tokens back at the end of the ledger without evaluating them (undoing a rewind that
    * a failed turn made); they are prefilled on the next call.
    */

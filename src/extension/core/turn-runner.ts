@@ -4,21 +4,19 @@
 // ChatSession inside the session queue, so it never runs twice at once on one session.
 
 import type { ChatMessage, ChatTemplate } from "./chat-template";
-import { ConversationPrompt, type HistoryRendering, type PromptPlan } from "./conversation-prompt";
+import { ConversationPrompt, type HistoryRendering } from "./conversation-prompt";
 import type { Engine, SamplingOptions } from "./engine";
-import { CancelledError, EmptyMessageError, MessageTooLargeError } from "./errors";
+import { EmptyMessageError, MessageTooLargeError } from "./errors";
 import {
   defaultMargin,
-  planSummarySeed,
-  planTruncateSeed,
   promptLimit,
   replyReserve,
-  SUMMARY_REQUEST,
   systemMessage,
   wouldOverflow,
   type TokenBudget,
 } from "./overflow";
-import { answerOf, reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
+import { OverflowRunner } from "./overflow-runner";
+import { reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
 import type { Session } from "./session";
 import { TurnClock, type OverflowEvent, type OverflowStrategy, type TurnStats, type TurnStrategy } from "./stats";
 import { StreamDecoder } from "./stream-decoder";
@@ -62,6 +60,7 @@ interface Generation {
 export class TurnRunner {
   readonly prompt: ConversationPrompt;
   readonly reasoningMarkers: ReasoningMarkers;
+  private readonly overflowRunner: OverflowRunner;
   private turns = 0;
   private restorePending = false;
 
@@ -73,6 +72,7 @@ export class TurnRunner {
   ) {
     this.prompt = new ConversationPrompt(template, engine.tokenizer);
     this.reasoningMarkers = reasoningMarkersOf(template.source);
+    this.overflowRunner = new OverflowRunner(session, this.prompt, engine.tokenizer, this.reasoningMarkers);
   }
 
   private get rendering(): HistoryRendering {
@@ -108,7 +108,7 @@ export class TurnRunner {
     let plan = this.prompt.plan(added, true, this.rendering);
     let overflow: OverflowEvent | undefined;
     if (wouldOverflow(plan.keep.tokens, plan.tokens.length, budget)) {
-      overflow = await this.handleOverflow(user, budget, signal);
+      overflow = await this.overflowRunner.run(user, budget, this.options, signal);
       callbacks.onOverflow?.(overflow);
       user = this.userMessage(input, true);
       added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
@@ -117,7 +117,7 @@ export class TurnRunner {
     const restored = this.restorePending;
     const rewound = this.session.position - plan.keep.tokens;
     const cachedBefore = Math.min(this.session.evaluated, plan.keep.tokens);
-    const undo = await this.rewind(plan);
+    const undo = await this.session.rewind(plan.keep.tokens);
     if (this.options.strategy === "naive") await this.session.discardState();
 
     let generation: Generation;
@@ -184,17 +184,6 @@ export class TurnRunner {
     if (alone > limit) throw new MessageTooLargeError(alone, limit);
   }
 
-  /** Rewinds the session to the plan's kept tokens; returns how to put the rewound tail back. */
-  private async rewind(plan: PromptPlan): Promise<() => Promise<void>> {
-    const keep = plan.keep.tokens;
-    const tail = this.session.tokens.slice(keep);
-    await this.session.rollback(keep);
-    return async () => {
-      await this.session.rollback(keep);
-      this.session.appendPending(tail);
-    };
-  }
-
   private async generate(budget: TokenBudget, clock: TurnClock, signal: AbortSignal, callbacks: TurnCallbacks): Promise<Generation> {
     const decoder = new StreamDecoder(this.engine.tokenizer);
     const thinking = new ThinkingCounter(this.reasoningMarkers);
@@ -213,54 +202,5 @@ export class TurnRunner {
     if (rest) callbacks.onText?.(rest);
     const stopReason = this.session.lastStopReason ?? "max_tokens";
     return { tokens, reply: this.engine.tokenizer.decode(tokens), stopReason, thinkingTokens: thinking.count };
-  }
-
-  private async handleOverflow(user: ChatMessage, budget: TokenBudget, signal: AbortSignal): Promise<OverflowEvent> {
-    const positionBefore = this.session.position;
-    const history = this.prompt.messages;
-    let summary: string | undefined;
-    if (this.options.overflow === "summarize") {
-      summary = await this.summarize(budget, signal);
-    }
-    const plan = summary !== undefined ? planSummarySeed : planTruncateSeed;
-    const seed = plan({
-      systemPrompt: this.options.systemPrompt,
-      summary,
-      history,
-      user,
-      budget,
-      measure: (messages, gen) => this.prompt.measureFresh(messages, gen),
-    });
-    await this.session.reset();
-    await this.session.prefill(this.prompt.seed(seed, this.rendering), signal);
-    return {
-      strategy: summary !== undefined ? "summarize" : "truncate",
-      positionBefore,
-      positionAfter: this.session.position,
-      tokensFreed: positionBefore - this.session.position,
-      summary,
-    };
-  }
-
-  /** Ask the model, in the current state and within the margin, to summarize; then roll back. */
-  private async summarize(budget: TokenBudget, signal: AbortSignal): Promise<string | undefined> {
-    const request = this.prompt.plan([{ role: "user", content: SUMMARY_REQUEST }], true, this.rendering);
-    const room = budget.capacity - request.keep.tokens - request.tokens.length;
-    if (room < 16) return undefined;
-    const undo = await this.rewind(request);
-    try {
-      await this.session.prefill(request.tokens, signal);
-      const tokens: number[] = [];
-      const stream = this.session.generate(
-        { maxTokens: Math.min(room - 1, budget.margin), sampling: { temperature: 0 } },
-        signal,
-      );
-      for await (const token of stream) tokens.push(token);
-      if (this.session.lastStopReason === "cancelled") throw new CancelledError();
-      return answerOf(this.engine.tokenizer.decode(tokens), this.reasoningMarkers).trim() || undefined;
-    } catch (error) {
-      await undo();
-      throw error;
-    }
   }
 }
