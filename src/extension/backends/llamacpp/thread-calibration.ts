@@ -64,9 +64,14 @@ export async function calibrateThreads(model: LlamaModel, candidates = candidate
   return { threads: pickFastest(speeds), tokensPerSecond: speeds };
 }
 
+/** Measured in this process already (every engine load of a model would otherwise re-measure). */
+const measuredHere = new Map<string, ThreadCalibration>();
+
 /** The calibration for this model file, binary and machine, measured once and kept in `file`. */
 export async function calibratedThreads(model: LlamaModel, identity: string, file: string | undefined): Promise<ThreadCalibration> {
   const key = `${identity}|${cpus()[0]?.model ?? ""}|${availableParallelism()}`;
+  const here = measuredHere.get(key);
+  if (here && !file) return here;
   let known: Record<string, ThreadCalibration> = {};
   if (file) {
     try {
@@ -76,7 +81,8 @@ export async function calibratedThreads(model: LlamaModel, identity: string, fil
       known = {};
     }
   }
-  const result = await calibrateThreads(model);
+  const result = here ?? (await calibrateThreads(model));
+  measuredHere.set(key, result);
   if (file) {
     await mkdir(dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;
