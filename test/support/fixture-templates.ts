@@ -17,14 +17,17 @@ export const THOUGHTS_DROPPING =
   "{% else %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endif %}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}{% endif %}";
 
-/** Mistral-style: the system prompt is rendered inside the last user message. */
+/**
+ * Mistral-style: the system prompt is rendered inside the last user message. (A newline
+ * after [/INST]: without it the ChatML-trained default model ends its reply at once.)
+ */
 export const SYSTEM_IN_LAST_USER =
   "{% if messages[0]['role'] == 'system' %}{% set system = messages[0]['content'] %}{% set rest = messages[1:] %}" +
   "{% else %}{% set system = '' %}{% set rest = messages %}{% endif %}" +
   "{% set last_user = namespace(index=-1) %}{% for m in rest %}{% if m['role'] == 'user' %}{% set last_user.index = loop.index0 %}{% endif %}{% endfor %}" +
   "{{ bos_token }}{% for m in rest %}{% if m['role'] == 'user' %}" +
-  "{% if loop.index0 == last_user.index and system %}{{ '[INST] ' + system + '\\n\\n' + m['content'] + '[/INST]' }}" +
-  "{% else %}{{ '[INST] ' + m['content'] + '[/INST]' }}{% endif %}" +
+  "{% if loop.index0 == last_user.index and system %}{{ '[INST] ' + system + '\\n\\n' + m['content'] + '[/INST]\\n' }}" +
+  "{% else %}{{ '[INST] ' + m['content'] + '[/INST]\\n' }}{% endif %}" +
   "{% else %}{{ m['content'] + '</s>' }}{% endif %}{% endfor %}";
 
 /** Llama-3.1-style: a fixed date line is injected at the top of the system prompt. */
