@@ -65,6 +65,8 @@ export function registerChatCommands(context: vscode.ExtensionContext, manager: 
       if (t) {
         stats.appendLine(`Last turn #${t.turn}: ${t.prefilled} tokens prefilled, ${t.cached} reused from cache, ${t.replyTokens} generated`);
         stats.appendLine(`  first token ${t.ttftMs} ms, decode ${t.decodeTokensPerSec} tokens/s, stopped by ${t.stopReason}${t.restored ? ", restored from transcript" : ""}`);
+        if (t.rewound > 0) stats.appendLine(`  rewound ${t.rewound} tokens: the chat template re-rendered the last exchange`);
+        if (t.thinkingTokens > 0) stats.appendLine(`  thought for ${t.thinkingTokens} tokens`);
         if (t.overflow) stats.appendLine(`  overflow: ${t.overflow.strategy}, ${t.overflow.positionBefore} → ${t.overflow.positionAfter} tokens`);
       }
       stats.show(true);
