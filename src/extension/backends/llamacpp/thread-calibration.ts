@@ -58,7 +58,7 @@ export async function calibrateThreads(model: LlamaModel, candidates = candidate
   if (candidates.length === 1) return { threads: candidates[0], tokensPerSecond: { [candidates[0]]: 0 } };
   for (let round = 0; round < 2; round++) {
     for (const threads of candidates) {
-      speeds[threads] = Math.max(speeds[threads] ?? 0, Math.round(await decodeSpeed(model, threads)));
+      speeds[threads] = Math.max(speeds[threads] ?? 0, Math.round((await decodeSpeed(model, threads)) * 10) / 10);
     }
   }
   return { threads: pickFastest(speeds), tokensPerSecond: speeds };
