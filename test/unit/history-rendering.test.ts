@@ -107,6 +107,24 @@ describe("history rendering: rewind to the first difference", () => {
     await session.dispose();
   });
 
+  for (const history of ["template", "asGenerated"] as const) {
+    it(`overflow (summarize and truncate) with a thoughts-dropping template, ${history}: no error, ledger == cache`, async () => {
+      for (const overflow of ["summarize", "truncate"] as const) {
+        const engine = new FakeEngine(512, 20, THOUGHTS_DROPPING);
+        const session = await ChatSession.create(engine, { turn: { maxTokens: 40, systemPrompt: "s", history, overflow } });
+        let overflows = 0;
+        for (let i = 0; i < 24; i++) {
+          const stats = await session.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
+          assert.ok(stats.position <= stats.capacity);
+          if (history === "asGenerated") assert.equal(stats.rewound, 0);
+          assert.deepEqual(engine.states[0].cache, [...session.ledger], `${overflow} turn ${i + 1}: ledger == cache`);
+        }
+        assert.ok(overflows >= 2, `${overflow}: overflows ${overflows}`);
+        await session.dispose();
+      }
+    });
+  }
+
   it("restore follows the same rule: asGenerated replays the replies as they were, template renders them", async () => {
     const transcript = [
       { role: "user", content: "q1" },
