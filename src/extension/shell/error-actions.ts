@@ -30,9 +30,10 @@ export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
         { label: "Download Model…", command: "statefulChat.downloadModel" },
       ];
     case "template_not_append_only":
+      // The template cannot render this conversation at all: another model is the fix.
       return [
-        { label: "Reset Conversation", command: "statefulChat.resetConversation" },
         { label: "Select Model…", command: "statefulChat.selectModel" },
+        { label: "Reset Conversation", command: "statefulChat.resetConversation" },
       ];
     case "message_too_large":
     case "capacity_exceeded":
