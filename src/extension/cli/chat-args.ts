@@ -91,7 +91,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       "compute-units",
       values["compute-units"],
       ["cpuAndNeuralEngine", "all", "cpuAndGPU", "cpuOnly", "auto"] as const,
-      "cpuAndNeuralEngine",
+      "auto",
     ),
     seed: values.seed === undefined ? undefined : positiveInt("seed", values.seed),
   };

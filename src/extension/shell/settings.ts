@@ -22,7 +22,7 @@ export function readSettings(): ChatSettings {
   return {
     modelPath: c.get<string>("modelPath", "").trim(),
     backend: c.get<BackendChoice>("backend", "auto"),
-    computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "cpuAndNeuralEngine"),
+    computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "auto"),
     threads: threads > 0 ? threads : undefined,
     contextSize: c.get<number>("contextSize", 4096),
     turn: {
