@@ -41,11 +41,11 @@ export function validModel(value: unknown): ModelView | undefined {
     capacity: typeof value.capacity === "number" ? value.capacity : 0,
     details: typeof value.details === "string" ? value.details : "",
     ...(typeof value.notice === "string" ? { notice: value.notice } : {}),
-    ...(isMarkers(value.reasoning) ? { reasoning: { open: value.reasoning.open, close: value.reasoning.close } } : {}),
+    ...(isMarkers(value.reasoning) ? { reasoning: { open: value.reasoning.open, close: value.reasoning.close, openedByPrompt: value.reasoning.openedByPrompt === true } } : {}),
   };
 }
 
-function isMarkers(value: unknown): value is { open: string; close: string } {
+function isMarkers(value: unknown): value is { open: string; close: string; openedByPrompt?: unknown } {
   const ok = (s: unknown) => typeof s === "string" && s.length > 0 && s.length <= 64;
   return isRecord(value) && ok(value.open) && ok(value.close);
 }

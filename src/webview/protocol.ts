@@ -24,6 +24,8 @@ export interface TurnStatsView {
 export interface ReasoningMarkersView {
   readonly open: string;
   readonly close: string;
+  /** The prompt opens the block: replies start inside the reasoning. */
+  readonly openedByPrompt?: boolean;
 }
 
 export interface ContextChip {

@@ -3,8 +3,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseChatArgs } from "../../src/extension/cli/chat-args";
 import { PromptSegments } from "../../src/extension/core/prompt-segments";
-import { answerOf, reasoningMarkersOf, splitReasoning, ThinkingCounter } from "../../src/extension/core/reasoning";
-import { ByteTokenizer } from "../support/fake-engine";
+import { ChatSession } from "../../src/extension/core/chat-session";
+import { answerOf, DEFAULT_REASONING_MARKERS, reasoningMarkersOf, splitReasoning, ThinkingCounter } from "../../src/extension/core/reasoning";
+import { ByteTokenizer, FakeEngine } from "../support/fake-engine";
+import { THOUGHTS_DROPPING } from "../support/fixture-templates";
 
 describe("reasoning in replies", () => {
   it("splits a reply that opens a think block, while streaming and when done", () => {
@@ -23,6 +25,17 @@ describe("reasoning in replies", () => {
     assert.deepEqual(markers, { open: "[THINK]", close: "[/THINK]" });
     assert.deepEqual(reasoningMarkersOf("{{ messages }}"), { open: "<think>", close: "</think>" });
     assert.equal(answerOf("[THINK]a[/THINK]b", markers), "b");
+  });
+
+  it("a generation prompt that opens the block: replies start inside it (DeepSeek-R1 style)", async () => {
+    const markers = { ...DEFAULT_REASONING_MARKERS, openedByPrompt: true };
+    assert.deepEqual(splitReasoning("I should", markers), { thinking: "I should", thinkingDone: false, answer: "" });
+    assert.deepEqual(splitReasoning("hm</think>\n\nHi", markers), { thinking: "hm", thinkingDone: true, answer: "Hi" });
+    const r1 = "{% for m in messages %}{{ m['content'] }}{% endfor %}{% if add_generation_prompt %}<|Assistant|><think>\n{% endif %}";
+    const session = await ChatSession.create(new FakeEngine(4096, 5, r1));
+    assert.equal(session.reasoningMarkers.openedByPrompt, true);
+    const qwen = await ChatSession.create(new FakeEngine(4096, 5, THOUGHTS_DROPPING));
+    assert.equal(qwen.reasoningMarkers.openedByPrompt, false, "an empty think block in the prompt is closed");
   });
 
   it("counts the tokens spent thinking", () => {

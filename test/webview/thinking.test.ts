@@ -80,6 +80,21 @@ describe("webview reasoning disclosure", () => {
     assert.equal((await entry.locator(".entry-answer").textContent())?.trim(), "Yes.");
   });
 
+  it("when the model's prompt opens the block, the reply streams into the disclosure from its first token", async () => {
+    chat = await harness.open();
+    const model = { name: "r1", backend: "llama.cpp", capacity: 4096, details: "", reasoning: { open: "<think>", close: "</think>", openedByPrompt: true } };
+    await chat.push({ type: "init", transcript: [], busy: true, model }, { type: "entry", entry: { id: "r1", role: "assistant", text: "", status: "streaming" } });
+    await chat.push({ type: "tokens", id: "r1", text: "Let me see" });
+    await chat.nextFrames();
+    const entry = chat.entry("r1");
+    assert.equal((await entry.getByTestId("thinking-summary").textContent())?.trim(), "Thinking…");
+    assert.equal(await entry.locator(".entry-answer").textContent(), "");
+    await chat.push({ type: "tokens", id: "r1", text: ".</think>\n\nDone." });
+    await chat.nextFrames();
+    assert.equal((await entry.locator(".entry-answer").textContent())?.trim(), "Done.");
+    assert.equal(await entry.getByTestId("thinking-text").textContent(), "Let me see.");
+  });
+
   it("the status line shows rewound tokens when the template re-rendered the last exchange", async () => {
     chat = await harness.open();
     await chat.push(init([{ id: "a2", role: "assistant", text: "Hi", status: "complete", stats: { ...STATS, rewound: 42 } }]));

@@ -6,6 +6,8 @@
 export interface ReasoningMarkers {
   readonly open: string;
   readonly close: string;
+  /** The template's generation prompt opens the block (DeepSeek-R1 style): replies start inside it. */
+  readonly openedByPrompt?: boolean;
 }
 
 export const DEFAULT_REASONING_MARKERS: ReasoningMarkers = { open: "<think>", close: "</think>" };
@@ -38,6 +40,9 @@ export interface SplitReply {
  * template's generation prompt opened the block) is thinking up to it.
  */
 export function splitReasoning(reply: string, markers: ReasoningMarkers = DEFAULT_REASONING_MARKERS): SplitReply {
+  if (markers.openedByPrompt && !reply.trimStart().startsWith(markers.open)) {
+    return splitReasoning(markers.open + reply, { open: markers.open, close: markers.close });
+  }
   const lead = reply.length - reply.trimStart().length;
   if (reply.startsWith(markers.open, lead)) {
     const start = lead + markers.open.length;
@@ -50,6 +55,12 @@ export function splitReasoning(reply: string, markers: ReasoningMarkers = DEFAUL
     return { thinking: reply.slice(0, close).trim(), thinkingDone: true, answer: reply.slice(close + markers.close.length).trimStart() };
   }
   return { thinkingDone: true, answer: reply };
+}
+
+/** Whether a generation prompt (the text the template appends for the reply) leaves a reasoning block open. */
+export function opensReasoning(generationPrompt: string, markers: ReasoningMarkers): boolean {
+  const open = generationPrompt.lastIndexOf(markers.open);
+  return open >= 0 && generationPrompt.indexOf(markers.close, open) < 0;
 }
 
 /** The reply without its reasoning. */

@@ -16,7 +16,7 @@ import {
   type TokenBudget,
 } from "./overflow";
 import { OverflowRunner } from "./overflow-runner";
-import { reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
+import { opensReasoning, reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
 import type { Session } from "./session";
 import { TurnClock, type OverflowEvent, type OverflowStrategy, type TurnStats, type TurnStrategy } from "./stats";
 import { StreamDecoder } from "./stream-decoder";
@@ -71,7 +71,7 @@ export class TurnRunner {
     private options: TurnOptions,
   ) {
     this.prompt = new ConversationPrompt(template, engine.tokenizer);
-    this.reasoningMarkers = reasoningMarkersOf(template.source);
+    this.reasoningMarkers = markersOf(template);
     this.overflowRunner = new OverflowRunner(session, this.prompt, engine.tokenizer, this.reasoningMarkers);
   }
 
@@ -202,5 +202,19 @@ export class TurnRunner {
     if (rest) callbacks.onText?.(rest);
     const stopReason = this.session.lastStopReason ?? "max_tokens";
     return { tokens, reply: this.engine.tokenizer.decode(tokens), stopReason, thinkingTokens: thinking.count };
+  }
+}
+
+/** The template's reasoning markers, and whether its generation prompt opens the block. */
+function markersOf(template: ChatTemplate): ReasoningMarkers {
+  const markers = reasoningMarkersOf(template.source);
+  try {
+    const probe: ChatMessage[] = [{ role: "user", content: "?" }];
+    const withPrompt = template.render(probe, { addGenerationPrompt: true });
+    const without = template.render(probe, { addGenerationPrompt: false });
+    const prompt = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : "";
+    return { ...markers, openedByPrompt: opensReasoning(prompt, markers) };
+  } catch {
+    return markers; // A template that cannot render is reported when a turn renders it.
   }
 }
