@@ -28,9 +28,9 @@ import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
 import { modelView, statsView } from "./panel-views";
+import { TokenCoalescer } from "./token-coalescer";
 
 export const CHAT_VIEW_TYPE = "statefulChat.chat";
-const TOKEN_FLUSH_MS = 16;
 
 export interface PanelDeps {
   readonly context: vscode.ExtensionContext;
@@ -54,8 +54,9 @@ export class ChatPanel extends Disposable {
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
   private readonly context = new PanelContext();
-  private pendingTokens: { id: string; text: string } | undefined;
-  private tokenTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly tokens = new TokenCoalescer((id, text) => {
+    if (!this.isDisposed) void this.panel.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
+  });
   /** Which model settings the current session was opened with. */
   private modelKey = "";
   /** The last banner shown (the testing API reads it; users see it in the webview). */
@@ -147,7 +148,7 @@ export class ChatPanel extends Disposable {
           onText: (chunk) => {
             if (!reply) return;
             reply.text += chunk;
-            if (this.panel.visible) this.queueTokens(reply.id, chunk);
+            if (this.panel.visible) this.tokens.queue(reply.id, chunk);
           },
           onOverflow: (event) => this.noteOverflow(event),
         },
@@ -353,28 +354,9 @@ export class ChatPanel extends Disposable {
     this.deps.onDidChangeState();
   }
 
-  /**
-   * Coalesces streamed text into one message per ~frame: every postMessage crosses from the
-   * extension host to the renderer, and at hundreds of tokens/s one message per token is
-   * wasted work. Any other message flushes first, so order is kept.
-   */
-  private queueTokens(id: string, text: string): void {
-    if (this.pendingTokens && this.pendingTokens.id !== id) this.flushTokens();
-    this.pendingTokens = { id, text: (this.pendingTokens?.text ?? "") + text };
-    this.tokenTimer ??= setTimeout(() => this.flushTokens(), TOKEN_FLUSH_MS);
-  }
-
-  private flushTokens(): void {
-    if (this.tokenTimer) clearTimeout(this.tokenTimer);
-    this.tokenTimer = undefined;
-    const pending = this.pendingTokens;
-    this.pendingTokens = undefined;
-    if (pending && !this.isDisposed) void this.panel.webview.postMessage({ type: "tokens", ...pending } satisfies HostToWebview).then(undefined, () => undefined);
-  }
-
   private post(message: HostToWebview): void {
     if (this.isDisposed) return;
-    this.flushTokens();
+    this.tokens.flush();
     void this.panel.webview.postMessage(message).then(undefined, () => undefined);
   }
 
@@ -395,7 +377,7 @@ export class ChatPanel extends Disposable {
   }
 
   protected override onDispose(): void {
-    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokens.dispose();
     this.save();
     void this.deps.store.archive(this.snapshot()).catch(() => undefined);
     void this.closeSession();
