@@ -3,7 +3,6 @@
 // that `npm ci` (which wipes node_modules) costs a copy, not a rebuild. The backend loads
 // this build when present and the prebuilt binary otherwise (see FAST_BUILD_CMAKE_OPTIONS).
 
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm, writeFile } from "node:fs/promises";
@@ -12,6 +11,7 @@ import { dirname, join } from "node:path";
 import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../backends/llamacpp/cpu-signature";
 import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
+import { commandExists, runCapturing } from "../launcher/run-command";
 
 export class FastBuildUnavailableError extends Error {
   constructor(message: string) {
@@ -26,39 +26,24 @@ export interface FastBuildResult {
 }
 
 function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-6000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", (error) => reject(new FastBuildUnavailableError(`${command} could not start: ${error.message}`)));
-    child.on("close", (code) => (code === 0 ? resolve(output) : reject(new FastBuildUnavailableError(`${command} ${args.join(" ")} failed (exit ${code}):\n${output}`))));
+  return runCapturing(command, args, { cwd: options.cwd, env: options.env }).catch((error: unknown) => {
+    throw new FastBuildUnavailableError(error instanceof Error ? error.message : String(error));
   });
 }
-
-const commandExists = (name: string) =>
-  new Promise<boolean>((resolve) => {
-    const child = spawn("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
-    child.on("close", (code) => resolve(code === 0));
-    child.on("error", () => resolve(false));
-  });
 
 /** cmake, a C++ compiler and patch: installed from Debian when missing and we are root. */
 async function ensureToolchain(log: (line: string) => void): Promise<void> {
   const missing = async () => {
     const names: string[] = [];
-    if (!(await commandExists("cmake"))) names.push("cmake");
-    if (!(await commandExists("g++")) && !(await commandExists("c++"))) names.push("g++");
-    if (!(await commandExists("make"))) names.push("make");
-    if (!(await commandExists("patch"))) names.push("patch");
+    if (!commandExists("cmake")) names.push("cmake");
+    if (!commandExists("g++") && !commandExists("c++")) names.push("g++");
+    if (!commandExists("make")) names.push("make");
+    if (!commandExists("patch")) names.push("patch");
     return names;
   };
   const before = await missing();
   if (before.length === 0) return;
-  if (process.platform === "linux" && process.getuid?.() === 0 && (await commandExists("apt-get"))) {
+  if (process.platform === "linux" && process.getuid?.() === 0 && (commandExists("apt-get"))) {
     await ensureAptPackages(before, log).catch(() => undefined);
   }
   const after = await missing();

