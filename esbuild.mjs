@@ -1,4 +1,4 @@
-// Bundles the extension host, the CLI and the webview. node-llama-cpp stays external: it
+// Bundles the extension host, the engine host process, the CLI and the webview. node-llama-cpp stays external: it
 // is ESM-only with native binaries and is loaded with a real dynamic import at runtime.
 import * as esbuild from "esbuild";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
@@ -9,6 +9,8 @@ const production = process.argv.includes("--production");
 const nodeTargets = [
   { entry: "src/extension/extension.ts", out: "out/extension.js" },
   { entry: "src/extension/cli/main.ts", out: "out/cli.js", banner: "#!/usr/bin/env node" },
+  // The engine host process (one per loaded model): the extension and the CLI fork it.
+  { entry: "src/extension/engine-host/main.ts", out: "out/engine-host.js" },
   { entry: "src/extension/launcher/main.ts", out: "out/launcher.js" },
 ].filter((t) => existsSync(t.entry));
 

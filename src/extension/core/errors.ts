@@ -13,7 +13,8 @@ export type ErrorCode =
   | "concurrent_access"
   | "cancelled"
   | "disposed"
-  | "engine_failed";
+  | "engine_failed"
+  | "engine_crashed";
 
 export class StatefulChatError extends Error {
   constructor(
@@ -111,6 +112,20 @@ export class DisposedError extends StatefulChatError {
 export class EngineFailedError extends StatefulChatError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("engine_failed", message, options);
+  }
+}
+
+/**
+ * The engine process died (a native fault, a kill) during the call. The conversation is
+ * intact in the host; the next turn re-prefills it into a restarted process. `restarting`
+ * is false once the crash-loop guard gave up.
+ */
+export class EngineCrashedError extends StatefulChatError {
+  constructor(
+    message: string,
+    readonly restarting: boolean,
+  ) {
+    super("engine_crashed", message);
   }
 }
 

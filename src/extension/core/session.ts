@@ -67,6 +67,7 @@ export class Session {
     if (this.position + tokens.length > this.capacity) {
       throw new CapacityError(this.position, tokens.length, this.capacity);
     }
+    await this.resyncWithState();
     const start = this.position;
     this.ledger.append(tokens);
     try {
@@ -88,6 +89,7 @@ export class Session {
     let produced = 0;
     let reason: StopReason = "max_tokens";
     try {
+      await this.resyncWithState();
       if (this.ledger.pending().length === 0) await this.holdBackLastToken();
       while (produced < options.maxTokens) {
         if (signal?.aborted) {
@@ -138,6 +140,20 @@ export class Session {
         this.ledger.forgetEvaluated();
       }
     }
+    await this.resyncWithState();
+  }
+
+  /**
+   * The backend lost what it held (its engine process died and restarted): start a fresh
+   * state and re-prefill the whole ledger lazily, so the conversation continues exactly.
+   * Returns whether it had to.
+   */
+  async resyncWithState(): Promise<boolean> {
+    if (this.state.length === this.ledger.evaluated) return false;
+    await this.state.reset();
+    this.ledger.forgetEvaluated();
+    this.pendingGenerated = 0;
+    return true;
   }
 
   /**

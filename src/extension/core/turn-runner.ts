@@ -114,6 +114,8 @@ export class TurnRunner {
       added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
       plan = this.prompt.plan(added, true, this.rendering);
     }
+    // A state lost under us (engine process restarted) is re-prefilled from the ledger.
+    await this.session.resyncWithState();
     const restored = this.restorePending;
     const rewound = this.session.position - plan.keep.tokens;
     const cachedBefore = Math.min(this.session.evaluated, plan.keep.tokens);

@@ -56,6 +56,12 @@ async function readTokenizer(jsonPath: string, configPath: string): Promise<{ to
   return { tokenizer: new HuggingFaceTokenizer(json, config), template: config.chat_template };
 }
 
+/** The tokenizer alone (the host side of an engine process tokenizes without the model). */
+export async function loadCoreMLTokenizer(modelPath: string): Promise<HuggingFaceTokenizer> {
+  const folder = await resolveModelFolder(modelPath);
+  return (await readTokenizer(folder.tokenizerJsonPath, folder.tokenizerConfigPath)).tokenizer;
+}
+
 export async function loadCoreMLEngine(options: LoadCoreMLEngineOptions): Promise<Engine> {
   const folder = await resolveModelFolder(options.modelPath);
   const { tokenizer, template } = await readTokenizer(folder.tokenizerJsonPath, folder.tokenizerConfigPath);

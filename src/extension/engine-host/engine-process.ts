@@ -1,0 +1,171 @@
+// One engine host child process and its request/reply channel. Every request resolves or
+// rejects exactly once: with the reply, or with EngineCrashedError when the process exits
+// first (any signal, any exit code). Replies are validated before they are believed.
+
+import { fork, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import {
+  CancelledError,
+  CapacityError,
+  ConcurrentAccessError,
+  DisposedError,
+  EngineCrashedError,
+  EngineFailedError,
+  StatefulChatError,
+  type ErrorCode,
+} from "../core/errors";
+import { parseToHost, replyChecks, type ReplyOf, type Request, type RequestOp, type ToEngine, type WireError } from "./protocol";
+
+export interface EngineProcessOptions {
+  /** The bundled entry; defaults to engine-host.js next to this bundle (out/). */
+  readonly entry?: string;
+  /** Node flags for the child (tests run the TypeScript entry with `--import tsx`). */
+  readonly execArgv?: readonly string[];
+}
+
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The last lines the process wrote to stderr (llama.cpp's abort message, say). */
+  readonly stderrTail: string;
+  /** The exit was asked for (dispose), not a crash. */
+  readonly expected: boolean;
+}
+
+interface Pending {
+  readonly op: RequestOp;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const STDERR_KEEP = 2_000;
+
+export function defaultEngineHostEntry(): string {
+  return join(__dirname, "engine-host.js");
+}
+
+export class EngineProcess {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stderr = "";
+  private exitInfo: ProcessExit | undefined;
+  private stopping = false;
+  private readonly exited: Promise<ProcessExit>;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
+    });
+    child.on("message", (raw: unknown) => this.onMessage(raw));
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.exitInfo = { code, signal, stderrTail: this.stderr.trim(), expected: this.stopping };
+        const error = this.stopping ? new DisposedError("Engine process") : crashError(this.exitInfo);
+        for (const request of this.pending.values()) request.reject(error);
+        this.pending.clear();
+        resolve(this.exitInfo);
+      });
+    });
+    // A failed spawn emits "error" and then (maybe) "exit"; treat it as a crash.
+    child.on("error", (error) => {
+      this.stderr += `\n${error.message}`;
+    });
+  }
+
+  static start(options: EngineProcessOptions = {}): EngineProcess {
+    const child = fork(options.entry ?? defaultEngineHostEntry(), [], {
+      // Inside VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
+      execPath: process.execPath,
+      execArgv: [...(options.execArgv ?? [])],
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "json",
+    });
+    return new EngineProcess(child);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** Resolves when the process has exited, for whatever reason. */
+  whenExited(): Promise<ProcessExit> {
+    return this.exited;
+  }
+
+  request<K extends RequestOp>(request: Extract<Request, { op: K }>): Promise<ReplyOf[K]> {
+    if (this.exitInfo) {
+      return Promise.reject(this.exitInfo.expected ? new DisposedError("Engine process") : crashError(this.exitInfo));
+    }
+    const id = this.nextId++;
+    return new Promise<ReplyOf[K]>((resolve, reject) => {
+      this.pending.set(id, { op: request.op, resolve: resolve as (v: unknown) => void, reject });
+      const message: ToEngine = { id, request };
+      this.child.send(message, (error) => {
+        // The channel closed under us: the exit handler rejects with the crash reason.
+        if (error) this.stderr += `\nsend failed: ${error.message}`;
+      });
+    });
+  }
+
+  /** Ask the process to free its model and leave; kill it if it does not within `graceMs`. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.exitInfo) return;
+    this.stopping = true;
+    if (this.child.connected) this.child.disconnect();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private onMessage(raw: unknown): void {
+    const reply = parseToHost(raw);
+    const request = reply && this.pending.get(reply.id);
+    if (!reply || !request) return; // Malformed or unknown: nobody waits for it.
+    this.pending.delete(reply.id);
+    if (!reply.ok) {
+      request.reject(errorFromWire(reply.error));
+      return;
+    }
+    const check = replyChecks[request.op] as (v: unknown) => boolean;
+    if (check(reply.value)) request.resolve(reply.value);
+    else request.reject(new EngineFailedError(`engine process sent a malformed ${request.op} reply`));
+  }
+}
+
+export function describeExit(exit: Pick<ProcessExit, "code" | "signal">): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code ?? "?"}`;
+}
+
+function crashError(exit: ProcessExit): StatefulChatError {
+  const tail = exit.stderrTail.split("\n").filter(Boolean).slice(-2).join(" ").slice(0, 300);
+  return new EngineCrashedError(`The engine process stopped (${describeExit(exit)})${tail ? `: ${tail}` : ""}.`, true);
+}
+
+/** Rebuilds the typed core error the engine process threw. */
+export function errorFromWire(error: WireError): StatefulChatError {
+  switch (error.code) {
+    case "capacity_exceeded":
+      if (error.capacity) return new CapacityError(error.capacity.position, error.capacity.requested, error.capacity.capacity);
+      break;
+    case "concurrent_access":
+      return new ConcurrentAccessError();
+    case "cancelled":
+      return new CancelledError();
+    case "engine_failed":
+      return new EngineFailedError(error.message);
+  }
+  return new RemoteError(error.code, error.message);
+}
+
+/** Any other typed error of the engine process, code and message kept. */
+class RemoteError extends StatefulChatError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
+  }
+}

@@ -1,0 +1,97 @@
+// Entry of the engine host process (bundled as out/engine-host.js): loads one model with
+// the ordinary backend picker and serves its KV states over IPC. A native fault here ends
+// this process only; the extension host sees the exit and recovers.
+
+import { loadEngine } from "../backends/load-engine";
+import type { Engine, KvState } from "../core/engine";
+import { CapacityError, EngineFailedError, toStatefulChatError } from "../core/errors";
+import { parseToEngine, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
+
+let engine: Engine | undefined;
+const states = new Map<number, KvState>();
+let nextStateId = 1;
+
+function send(message: ToHost): void {
+  process.send?.(message);
+}
+
+function wireError(error: unknown): WireError {
+  const typed = toStatefulChatError(error);
+  const capacity = typed instanceof CapacityError ? { position: typed.position, requested: typed.requested, capacity: typed.capacity } : undefined;
+  return { code: typed.code, message: typed.message, capacity };
+}
+
+function stateOf(id: number): KvState {
+  const state = states.get(id);
+  if (!state) throw new EngineFailedError(`engine process: no state ${id}`);
+  return state;
+}
+
+function loadedEngine(): Engine {
+  if (!engine) throw new EngineFailedError("engine process: no model loaded");
+  return engine;
+}
+
+async function handle(request: Request): Promise<unknown> {
+  switch (request.op) {
+    case "load": {
+      if (engine) throw new EngineFailedError("engine process: a model is already loaded");
+      const loaded = await loadEngine(request.load);
+      engine = loaded.engine;
+      const info: LoadedInfo = { ...engine.info, chatTemplate: engine.chatTemplate, notice: loaded.notice };
+      return info;
+    }
+    case "createState": {
+      const state = await loadedEngine().createState();
+      const id = nextStateId++;
+      states.set(id, state);
+      return { state: id, capacity: state.capacity };
+    }
+    case "evaluate": {
+      const state = stateOf(request.state);
+      const next = await state.evaluate(request.tokens, request.sample);
+      return { length: state.length, next };
+    }
+    case "evaluateTopK": {
+      const state = stateOf(request.state);
+      if (!state.evaluateTopK) throw new EngineFailedError("this backend has no evaluateTopK");
+      const top = await state.evaluateTopK(request.tokens, request.k);
+      return { length: state.length, top };
+    }
+    case "truncate": {
+      const state = stateOf(request.state);
+      await state.truncate(request.length);
+      return { length: state.length };
+    }
+    case "reset": {
+      const state = stateOf(request.state);
+      await state.reset();
+      return { length: state.length };
+    }
+    case "disposeState": {
+      const state = states.get(request.state);
+      states.delete(request.state);
+      await state?.dispose();
+      return {};
+    }
+  }
+}
+
+process.on("message", (raw: unknown) => {
+  const message = parseToEngine(raw);
+  if (!message) {
+    // No id to answer to: the host's request times out only if it was ours, which a
+    // validated host never sends malformed. Say so on stderr for the log.
+    process.stderr.write(`engine-host: ignored a malformed message\n`);
+    return;
+  }
+  handle(message.request).then(
+    (value) => send({ id: message.id, ok: true, value }),
+    (error: unknown) => send({ id: message.id, ok: false, error: wireError(error) }),
+  );
+});
+
+// The parent went away (closed our IPC channel): free the model and leave.
+process.on("disconnect", () => {
+  void (engine?.dispose() ?? Promise.resolve()).finally(() => process.exit(0));
+});

@@ -1,0 +1,149 @@
+// The typed IPC protocol between the extension host (or CLI) and an engine host process.
+// Requests carry ids; every request gets exactly one reply (ok or error). Messages are
+// validated on arrival on both sides, like the webview protocol: the other side may be a
+// crashed, half-written or foreign process. Tokens travel as plain number arrays; logits
+// never leave the engine process.
+
+import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import type { BackendName, SamplingOptions } from "../core/engine";
+import type { ErrorCode } from "../core/errors";
+
+export interface LoadRequest {
+  readonly modelPath: string;
+  readonly backend: BackendChoice;
+  readonly contextSize?: number;
+  readonly threads?: number;
+  readonly threadCalibrationFile?: string;
+  readonly computeUnits?: ComputeUnitsChoice;
+  readonly fallbackModelPath?: string;
+}
+
+
+export interface LoadedInfo {
+  readonly backend: BackendName;
+  readonly modelPath: string;
+  readonly modelName: string;
+  readonly capacity: number;
+  readonly details: string;
+  readonly chatTemplate: string;
+  readonly notice?: string;
+}
+
+export type Request =
+  | { readonly op: "load"; readonly load: LoadRequest }
+  | { readonly op: "createState" }
+  | { readonly op: "evaluate"; readonly state: number; readonly tokens: readonly number[]; readonly sample?: SamplingOptions }
+  | { readonly op: "evaluateTopK"; readonly state: number; readonly tokens: readonly number[]; readonly k: number }
+  | { readonly op: "truncate"; readonly state: number; readonly length: number }
+  | { readonly op: "reset"; readonly state: number }
+  | { readonly op: "disposeState"; readonly state: number };
+
+export type RequestOp = Request["op"];
+
+/** Replies per operation: `length` is the state's token count after the call. */
+export interface ReplyOf {
+  load: LoadedInfo;
+  createState: { readonly state: number; readonly capacity: number };
+  evaluate: { readonly length: number; readonly next?: number };
+  evaluateTopK: { readonly length: number; readonly top: Array<readonly [number, number]> };
+  truncate: { readonly length: number };
+  reset: { readonly length: number };
+  disposeState: Record<string, never>;
+}
+
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** CapacityError's figures, so the host can rebuild the typed error. */
+  readonly capacity?: { readonly position: number; readonly requested: number; readonly capacity: number };
+}
+
+export type ToHost =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: WireError };
+
+export type ToEngine = { readonly id: number; readonly request: Request };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+const isTokens = (v: unknown): v is number[] => Array.isArray(v) && v.length <= 1 << 20 && v.every(isInt);
+const isOptionalNumber = (v: unknown) => v === undefined || (typeof v === "number" && Number.isFinite(v));
+const isOptionalString = (v: unknown) => v === undefined || typeof v === "string";
+
+function isSampling(v: unknown): v is SamplingOptions {
+  return isObject(v) && typeof v.temperature === "number" && v.temperature >= 0 && isOptionalNumber(v.topP) && isOptionalNumber(v.topK) && isOptionalNumber(v.seed);
+}
+
+function isLoadRequest(v: unknown): v is LoadRequest {
+  return (
+    isObject(v) &&
+    typeof v.modelPath === "string" &&
+    ["auto", "llamacpp", "coreml"].includes(v.backend as string) &&
+    isOptionalNumber(v.contextSize) &&
+    isOptionalNumber(v.threads) &&
+    isOptionalString(v.threadCalibrationFile) &&
+    isOptionalString(v.computeUnits) &&
+    isOptionalString(v.fallbackModelPath)
+  );
+}
+
+function isRequest(v: unknown): v is Request {
+  if (!isObject(v)) return false;
+  switch (v.op) {
+    case "load":
+      return isLoadRequest(v.load);
+    case "createState":
+      return true;
+    case "evaluate":
+      return isInt(v.state) && isTokens(v.tokens) && (v.sample === undefined || isSampling(v.sample));
+    case "evaluateTopK":
+      return isInt(v.state) && isTokens(v.tokens) && isInt(v.k);
+    case "truncate":
+      return isInt(v.state) && isInt(v.length);
+    case "reset":
+    case "disposeState":
+      return isInt(v.state);
+    default:
+      return false;
+  }
+}
+
+/** A request as the engine process receives it, or undefined when malformed. */
+export function parseToEngine(raw: unknown): ToEngine | undefined {
+  if (!isObject(raw) || !isInt(raw.id) || !isRequest(raw.request)) return undefined;
+  return { id: raw.id, request: raw.request };
+}
+
+/** A reply as the host receives it, or undefined when malformed. Values are checked per operation by the caller. */
+export function parseToHost(raw: unknown): ToHost | undefined {
+  if (!isObject(raw) || !isInt(raw.id)) return undefined;
+  if (raw.ok === true) return { id: raw.id, ok: true, value: raw.value };
+  if (raw.ok === false && isObject(raw.error) && typeof raw.error.code === "string" && typeof raw.error.message === "string") {
+    const cap = raw.error.capacity;
+    const capacity = isObject(cap) && isInt(cap.position) && isInt(cap.requested) && isInt(cap.capacity)
+      ? { position: cap.position, requested: cap.requested, capacity: cap.capacity }
+      : undefined;
+    return { id: raw.id, ok: false, error: { code: raw.error.code as ErrorCode, message: raw.error.message, capacity } };
+  }
+  return undefined;
+}
+
+/** Per-operation checks of a reply's value (the engine process is not trusted blindly). */
+export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } = {
+  load: (v): v is LoadedInfo =>
+    isObject(v) &&
+    (v.backend === "llamacpp" || v.backend === "coreml") &&
+    typeof v.modelPath === "string" &&
+    typeof v.modelName === "string" &&
+    isInt(v.capacity) &&
+    typeof v.details === "string" &&
+    typeof v.chatTemplate === "string" &&
+    isOptionalString(v.notice),
+  createState: (v): v is ReplyOf["createState"] => isObject(v) && isInt(v.state) && isInt(v.capacity),
+  evaluate: (v): v is ReplyOf["evaluate"] => isObject(v) && isInt(v.length) && (v.next === undefined || isInt(v.next)),
+  evaluateTopK: (v): v is ReplyOf["evaluateTopK"] =>
+    isObject(v) && isInt(v.length) && Array.isArray(v.top) && v.top.every((p) => Array.isArray(p) && p.length === 2 && isInt(p[0]) && typeof p[1] === "number"),
+  truncate: (v): v is ReplyOf["truncate"] => isObject(v) && isInt(v.length),
+  reset: (v): v is ReplyOf["reset"] => isObject(v) && isInt(v.length),
+  disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
+};

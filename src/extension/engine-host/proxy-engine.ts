@@ -1,0 +1,132 @@
+// An Engine whose model runs in an engine host process. Tokenizer and chat template stay in
+// this process (the contract is synchronous there); KV states live in the child. When the
+// child dies, every call in flight fails with EngineCrashedError, every state is emptied,
+// and the next call starts a new process after a backoff, until the crash guard gives up.
+
+import type { Engine, EngineInfo, KvState, Tokenizer } from "../core/engine";
+import { DisposedError, EngineCrashedError } from "../core/errors";
+import { loadTokenizerOnly, type LoadedTokenizer } from "../backends/tokenizer-only";
+import { CrashGuard, type CrashGuardOptions } from "./crash-guard";
+import { EngineProcess, type EngineProcessOptions, type ProcessExit } from "./engine-process";
+import type { LoadRequest } from "./protocol";
+import { ProxyKvState, type ProxyStateOwner } from "./proxy-state";
+
+export interface ProxyEngineOptions extends EngineProcessOptions {
+  readonly guard?: CrashGuardOptions;
+  /** Told about every crash (for the log); the engine recovers by itself. */
+  readonly onCrash?: (exit: ProcessExit, restarting: boolean) => void;
+}
+
+export class ProxyEngine implements Engine, ProxyStateOwner {
+  private current: EngineProcess;
+  private starting: Promise<EngineProcess> | undefined;
+  private readonly guard: CrashGuard;
+  private readonly states = new Set<ProxyKvState>();
+  private disposed = false;
+  /** Crashes seen since the engine was loaded. */
+  crashes = 0;
+
+  private constructor(
+    private readonly request: LoadRequest,
+    private readonly options: ProxyEngineOptions,
+    readonly info: EngineInfo,
+    readonly chatTemplate: string,
+    private readonly loadedTokenizer: LoadedTokenizer,
+    first: EngineProcess,
+    /** Why the requested backend was not used (a fallback), if it was not. */
+    readonly notice: string | undefined,
+  ) {
+    this.guard = new CrashGuard(options.guard);
+    this.current = first;
+    this.watch(first);
+  }
+
+  /** Starts an engine process, loads the model there and the tokenizer here. */
+  static async start(request: LoadRequest, options: ProxyEngineOptions = {}): Promise<ProxyEngine> {
+    const process = EngineProcess.start(options);
+    try {
+      const loaded = await process.request({ op: "load", load: request });
+      const tokenizer = await loadTokenizerOnly(loaded.backend, loaded.modelPath);
+      const { chatTemplate, notice, ...info } = loaded;
+      return new ProxyEngine(request, options, info, chatTemplate, tokenizer, process, notice);
+    } catch (error) {
+      await process.stop();
+      throw error;
+    }
+  }
+
+  get tokenizer(): Tokenizer {
+    return this.loadedTokenizer.tokenizer;
+  }
+
+  /** The engine process's pid while it runs. */
+  get pid(): number | undefined {
+    return this.current.alive ? this.current.pid : undefined;
+  }
+
+  async createState(): Promise<KvState> {
+    const process = await this.process();
+    const created = await process.request({ op: "createState" });
+    const state = new ProxyKvState(this, created.capacity, { id: created.state, process });
+    this.states.add(state);
+    return state;
+  }
+
+  /** The live engine process: after a crash, a new one (with backoff) unless the guard gave up. */
+  process(): Promise<EngineProcess> {
+    if (this.disposed) return Promise.reject(new DisposedError("Engine"));
+    if (this.current.alive) return Promise.resolve(this.current);
+    this.starting ??= this.restart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  forget(state: ProxyKvState): void {
+    this.states.delete(state);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const state of [...this.states]) state.lost();
+    this.states.clear();
+    await this.starting?.catch(() => undefined);
+    await this.current.stop();
+    await this.loadedTokenizer.dispose();
+  }
+
+  private async restart(): Promise<EngineProcess> {
+    const decision = this.guard.decide(Date.now());
+    if (!decision.restart) {
+      throw new EngineCrashedError(`${capitalize(decision.reason)}. Reload the window or pick another model (Select Model…) to try again.`, false);
+    }
+    if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    if (this.disposed) throw new DisposedError("Engine");
+    const process = EngineProcess.start(this.options);
+    this.watch(process);
+    try {
+      await process.request({ op: "load", load: this.request });
+    } catch (error) {
+      if (process.alive) await process.stop();
+      throw error;
+    }
+    // Only a loaded process becomes current: callers never reach one still loading.
+    this.current = process;
+    return process;
+  }
+
+  private watch(process: EngineProcess): void {
+    void process.whenExited().then((exit) => {
+      if (exit.expected || this.disposed) return;
+      this.crashes++;
+      this.guard.crashed(Date.now());
+      for (const state of this.states) state.lost();
+      this.options.onCrash?.(exit, this.guard.decide(Date.now()).restart);
+    });
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

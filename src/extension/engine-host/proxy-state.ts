@@ -1,0 +1,124 @@
+// A KvState whose cache lives in the engine process. Its length is what the process last
+// reported, and 0 once that process is gone: a crash empties the cache, and the session
+// sees it (length != ledger) and re-prefills. A lost state gets a fresh remote state from
+// the restarted process on its next evaluate.
+
+import type { KvState, SamplingOptions } from "../core/engine";
+import { CapacityError, ConcurrentAccessError, DisposedError } from "../core/errors";
+import type { EngineProcess } from "./engine-process";
+
+interface Remote {
+  readonly id: number;
+  readonly process: EngineProcess;
+}
+
+/** What a proxy state needs from its engine. */
+export interface ProxyStateOwner {
+  /** The live engine process (restarted after a crash when allowed). */
+  process(): Promise<EngineProcess>;
+  forget(state: ProxyKvState): void;
+}
+
+export class ProxyKvState implements KvState {
+  private known = 0;
+  private busy = false;
+  private disposed = false;
+
+  constructor(
+    private readonly owner: ProxyStateOwner,
+    readonly capacity: number,
+    private remote: Remote | undefined,
+  ) {}
+
+  get length(): number {
+    return this.remote?.process.alive ? this.known : 0;
+  }
+
+  /** The pid of the process holding this state (tests kill it). */
+  get pid(): number | undefined {
+    return this.remote?.process.alive ? this.remote.process.pid : undefined;
+  }
+
+  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+    return this.exclusive(async () => {
+      if (tokens.length === 0) return undefined;
+      this.assertFits(tokens.length);
+      const remote = await this.ensureRemote();
+      const reply = await remote.process.request({ op: "evaluate", state: remote.id, tokens, sample });
+      this.known = reply.length;
+      return reply.next;
+    });
+  }
+
+  evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
+    return this.exclusive(async () => {
+      this.assertFits(tokens.length);
+      const remote = await this.ensureRemote();
+      const reply = await remote.process.request({ op: "evaluateTopK", state: remote.id, tokens, k });
+      this.known = reply.length;
+      return reply.top;
+    });
+  }
+
+  truncate(length: number): Promise<void> {
+    return this.exclusive(async () => {
+      // A lost state is empty: erasing its tail is a no-op, and needs no process.
+      if (!this.remote?.process.alive || length >= this.known) return;
+      const reply = await this.remote.process.request({ op: "truncate", state: this.remote.id, length });
+      this.known = reply.length;
+    });
+  }
+
+  reset(): Promise<void> {
+    return this.exclusive(async () => {
+      if (!this.remote?.process.alive) {
+        this.lost();
+        return;
+      }
+      const reply = await this.remote.process.request({ op: "reset", state: this.remote.id });
+      this.known = reply.length;
+    });
+  }
+
+  /** The engine process died: the cache is gone. */
+  lost(): void {
+    this.remote = undefined;
+    this.known = 0;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.owner.forget(this);
+    const remote = this.remote;
+    this.lost();
+    if (remote?.process.alive) await remote.process.request({ op: "disposeState", state: remote.id }).catch(() => undefined);
+  }
+
+  private assertFits(count: number): void {
+    if (this.length + count > this.capacity) throw new CapacityError(this.length, count, this.capacity);
+  }
+
+  private async ensureRemote(): Promise<Remote> {
+    if (this.remote?.process.alive) return this.remote;
+    const process = await this.owner.process();
+    const created = await process.request({ op: "createState" });
+    this.remote = { id: created.state, process };
+    this.known = 0;
+    return this.remote;
+  }
+
+  private async exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.disposed) throw new DisposedError("engine process state");
+    if (this.busy) throw new ConcurrentAccessError();
+    this.busy = true;
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof Error && "code" in error && error.code === "engine_crashed") this.lost();
+      throw error;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
