@@ -58,6 +58,7 @@ export const BANNER_COMMANDS = [
   "statefulChat.downloadModel",
   "statefulChat.resetConversation",
   "statefulChat.openSettings",
+  "statefulChat.retry",
 ] as const;
 export type BannerCommand = (typeof BANNER_COMMANDS)[number];
 

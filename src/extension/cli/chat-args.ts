@@ -19,6 +19,8 @@ export interface ChatArgs {
   readonly backend: BackendChoice;
   readonly computeUnits: ComputeUnitsChoice;
   readonly seed?: number;
+  /** Run the model in this process instead of an engine host process (benchmarks compare both). */
+  readonly inProcess: boolean;
 }
 
 export class UsageError extends Error {}
@@ -42,8 +44,10 @@ export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [-
                           [--temperature T] [--strategy stateful|naive] [--json]
                           [--overflow summarize|truncate] [--system TEXT] [--seed N]
                           [--backend auto|llamacpp|coreml] [--compute-units UNITS]
-                          [--history template|asGenerated]
-Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.`;
+                          [--history template|asGenerated] [--in-process]
+Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.
+The model runs in its own engine process (a crash there ends the turn with engine_crashed
+and the next turn re-prefills); --in-process runs it in the CLI's process.`;
 
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
   let parsed;
@@ -65,6 +69,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       backend: { type: "string" },
       "compute-units": { type: "string" },
       seed: { type: "string" },
+      "in-process": { type: "boolean", default: false },
     },
   });
   } catch (error) {
@@ -94,5 +99,6 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       "auto",
     ),
     seed: values.seed === undefined ? undefined : positiveInt("seed", values.seed),
+    inProcess: values["in-process"] ?? false,
   };
 }

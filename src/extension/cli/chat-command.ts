@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
-import { loadEngine } from "../backends/load-engine";
+import { loadEngine, type EngineRequest, type LoadedEngine } from "../backends/load-engine";
+import { ProxyEngine } from "../engine-host/proxy-engine";
 import { ChatSession } from "../core/chat-session";
 import type { Engine } from "../core/engine";
 import { toStatefulChatError } from "../core/errors";
@@ -25,7 +26,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
   let engine: Engine;
   let session: ChatSession;
   try {
-    const loaded = await loadEngine({
+    const loaded = await startEngine(args.inProcess, {
       modelPath,
       backend: args.backend,
       contextSize: args.ctx,
@@ -83,6 +84,13 @@ export async function runChat(args: ChatArgs): Promise<number> {
     await engine.dispose();
   }
   return 0;
+}
+
+/** The model in an engine host process (the default), or in this process with --in-process. */
+async function startEngine(inProcess: boolean, request: EngineRequest): Promise<LoadedEngine> {
+  if (inProcess) return loadEngine(request);
+  const engine = await ProxyEngine.start(request);
+  return { engine, notice: engine.notice };
 }
 
 async function runTurn(session: ChatSession, line: string, json: boolean, emit: Emit, say: (t: string) => void) {

@@ -71,6 +71,10 @@ export function registerChatCommands(context: vscode.ExtensionContext, manager: 
       }
       stats.show(true);
     }),
+    // Offered by the banner after an engine crash: the active chat sends its failed message again.
+    vscode.commands.registerCommand("statefulChat.retry", async () => {
+      await manager.active?.retry();
+    }),
     vscode.commands.registerCommand("statefulChat.openSettings", () =>
       vscode.commands.executeCommand("workbench.action.openSettings", "statefulChat"),
     ),

@@ -1,13 +1,18 @@
 // Engines (loaded models) shared by every panel that uses the same model and options.
-// Reference counted: the last panel to let go frees the model.
+// Reference counted: the last panel to let go frees the model. Each engine runs in its own
+// engine host process (one per model, not per panel), so a native crash costs a restart of
+// that process, never the extension host.
 
 import * as vscode from "vscode";
-import { loadEngine, type LoadedEngine } from "../backends/load-engine";
+import type { LoadedEngine } from "../backends/load-engine";
+import { describeExit } from "../engine-host/engine-process";
+import { ProxyEngine } from "../engine-host/proxy-engine";
 import type { ChatSettings } from "./settings";
 
 interface Entry {
   readonly loading: Promise<LoadedEngine>;
   users: number;
+  engine?: ProxyEngine;
 }
 
 export interface EngineLease {
@@ -28,6 +33,11 @@ export class EngineRegistry implements vscode.Disposable {
     return this.entries.size;
   }
 
+  /** The running engine processes: pid and crashes so far, per loaded model. */
+  get engineProcesses(): Array<{ readonly pid: number | undefined; readonly crashes: number }> {
+    return [...this.entries.values()].flatMap((e) => (e.engine ? [{ pid: e.engine.pid, crashes: e.engine.crashes }] : []));
+  }
+
   async acquire(modelPath: string, settings: ChatSettings, fallbackModelPath?: string): Promise<EngineLease> {
     const key = JSON.stringify([modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
     let entry = this.entries.get(key);
@@ -36,22 +46,37 @@ export class EngineRegistry implements vscode.Disposable {
       const loading = Promise.resolve(
         vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: `Stateful Chat: loading ${name}…` },
-          () =>
-            loadEngine({
-              modelPath,
-              backend: settings.backend,
-              contextSize: settings.contextSize,
-              threads: settings.threads,
-              threadCalibrationFile: this.threadCalibrationFile,
-              computeUnits: settings.computeUnits,
-              fallbackModelPath,
-            }),
+          async (): Promise<LoadedEngine> => {
+            const engine = await ProxyEngine.start(
+              {
+                modelPath,
+                backend: settings.backend,
+                contextSize: settings.contextSize,
+                threads: settings.threads,
+                threadCalibrationFile: this.threadCalibrationFile,
+                computeUnits: settings.computeUnits,
+                fallbackModelPath,
+              },
+              {
+                onCrash: (exit, restarting) =>
+                  this.log.error(
+                    `The engine process of ${name} ${describeExit(exit)}${restarting ? "; it restarts on the next turn" : "; crash loop, not restarting"}` +
+                      (exit.stderrTail ? `\n${exit.stderrTail}` : ""),
+                  ),
+              },
+            );
+            return { engine, notice: engine.notice };
+          },
         ),
       );
-      entry = { loading, users: 0 };
+      const created: Entry = { loading, users: 0 };
+      entry = created;
       this.entries.set(key, entry);
       loading.then(
-        (loaded) => this.log.info(`Loaded ${loaded.engine.info.modelName}: ${loaded.engine.info.details}`),
+        (loaded) => {
+          if (loaded.engine instanceof ProxyEngine) created.engine = loaded.engine;
+          this.log.info(`Loaded ${loaded.engine.info.modelName} in engine process ${created.engine?.pid ?? "?"}: ${loaded.engine.info.details}`);
+        },
         (error: unknown) => {
           this.log.error(`Loading ${modelPath} failed: ${String(error)}`);
           this.entries.delete(key);

@@ -1,7 +1,7 @@
 // Maps core errors to what the panel offers the user: banner actions, and whether the
 // message never reached the model.
 
-import type { StatefulChatError } from "../core/errors";
+import type { EngineCrashedError, StatefulChatError } from "../core/errors";
 import type { BannerAction } from "../../webview/protocol";
 
 const NOT_SENT_CODES = new Set([
@@ -35,6 +35,12 @@ export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
         { label: "Select Model…", command: "statefulChat.selectModel" },
         { label: "Reset Conversation", command: "statefulChat.resetConversation" },
       ];
+    case "engine_crashed":
+      // Restarting: Retry sends the message again into a fresh process. Crash loop: the
+      // engine stays down until the model changes or the window reloads.
+      return (error as EngineCrashedError).restarting === false
+        ? [{ label: "Select Model…", command: "statefulChat.selectModel" }]
+        : [{ label: "Retry", command: "statefulChat.retry" }];
     case "message_too_large":
     case "capacity_exceeded":
       return [{ label: "Settings", command: "statefulChat.openSettings" }];

@@ -27,6 +27,8 @@ export interface TestingPanel {
 export interface TestingApi {
   panels(): TestingPanel[];
   loadedEngines(): number;
+  /** One engine host process per loaded model: its pid (undefined while restarting) and crashes so far. */
+  engineProcesses(): Array<{ readonly pid: number | undefined; readonly crashes: number }>;
   /** The transcript as saved on disk for a panel id (what survives a reload). */
   savedTranscript(id: string): Promise<SavedTranscript | undefined>;
   /** Archived conversations (Open Chat History…). */
@@ -63,6 +65,7 @@ export function createTestingApi(manager: PanelManager, registry: EngineRegistry
         reset: () => panel.reset(),
       })),
     loadedEngines: () => registry.loadedCount,
+    engineProcesses: () => registry.engineProcesses,
     savedTranscript: (id: string) => store.load(id),
     history: () => store.history(),
   };

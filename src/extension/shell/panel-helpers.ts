@@ -1,0 +1,34 @@
+// A chat panel's small pure helpers (no `vscode`: unit-tested): the message to send again on
+// Retry and the transcript notice after an engine crash; the model key and log preview.
+
+import type { StatefulChatError } from "../core/errors";
+import type { TranscriptEntry } from "../../webview/protocol";
+import type { ChatSettings } from "./settings";
+
+/** The last user message, when the reply to it failed (Retry sends it again). */
+export function lastFailedMessage(entries: readonly TranscriptEntry[]): string | undefined {
+  let last = entries.length - 1;
+  while (last >= 0 && entries[last].role !== "user") last--;
+  if (last < 0) return undefined;
+  const reply = entries.slice(last + 1).find((e) => e.role === "assistant");
+  return reply?.status === "error" ? entries[last].text : undefined;
+}
+
+/** A notice under the cut-off reply: the error code and what happens next, kept in the transcript. */
+export function crashNotice(error: StatefulChatError): string | undefined {
+  return error.code === "engine_crashed" ? `engine_crashed: ${error.message}` : undefined;
+}
+
+/** Which model settings a session was opened with (a change applies on reset). */
+export function modelKeyOf(settings: ChatSettings): string {
+  return JSON.stringify([settings.modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
+}
+
+/** A bounded preview of a malformed webview message, for the log. */
+export function safePreview(raw: unknown): string {
+  try {
+    return JSON.stringify(raw).slice(0, 200);
+  } catch {
+    return String(raw).slice(0, 200);
+  }
+}
