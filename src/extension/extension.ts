@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { registerChatCommands } from "./shell/chat-commands";
+import { registerContextCommands } from "./shell/context/context-commands";
 import { EngineRegistry } from "./shell/engine-registry";
 import { registerModelCommands } from "./shell/model-commands";
 import { PanelManager } from "./shell/panel-manager";
@@ -21,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const manager = new PanelManager(context, registry, store, log);
   context.subscriptions.push(log, stats, registry, manager);
   registerChatCommands(context, manager, store, stats);
+  registerContextCommands(context, manager);
   registerModelCommands(context);
   return { testing: createTestingApi(manager, registry, store) };
 }

@@ -1,8 +1,12 @@
 // The input box: Enter sends, Shift+Enter adds a newline, Escape stops a running reply.
 // Sending while busy is allowed on purpose: the host queues the message, and the queued
-// count from its "busy" messages tells the user so.
+// count from its "busy" messages tells the user so. Typing "@" opens the mention list; the
+// chips above the input say what context the message will carry, and it is sent with them.
+import { ComposerChips } from "./composer-chips";
 import { el, iconButton } from "./dom";
-import type { WebviewToHost } from "./protocol";
+import { MentionList } from "./mention-list";
+import { applyMention, mentionQueryAt, type MentionQuery } from "./mention-query";
+import type { ComposerChip, MentionOption, WebviewToHost } from "./protocol";
 
 const MAX_TEXTAREA_PX = 240;
 
@@ -12,6 +16,10 @@ export class Composer {
   private readonly stopButton: HTMLButtonElement;
   private readonly queued: HTMLElement;
   private busy = false;
+  readonly chips: ComposerChips;
+  private readonly mentions: MentionList;
+  private mentionRequest = 0;
+  private mention: MentionQuery | undefined;
 
   constructor(
     private readonly post: (message: WebviewToHost) => void,
@@ -32,16 +40,23 @@ export class Composer {
     this.queued = el("span", { class: "queued", "aria-live": "polite" });
 
     this.input.addEventListener("keydown", (event) => this.onKeyDown(event));
+    this.chips = new ComposerChips(post);
+    this.mentions = new MentionList((option) => this.pickMention(option));
     this.input.addEventListener("input", () => {
       this.autosize();
       this.onDraftChange(this.input.value);
+      this.updateMention();
     });
+    this.input.addEventListener("click", () => this.updateMention());
+    this.input.addEventListener("blur", () => this.closeMentions());
     send.addEventListener("click", () => this.send());
     this.stopButton.addEventListener("click", () => this.post({ type: "stop" }));
 
     this.element = el(
       "div",
       { class: "composer" },
+      this.chips.element,
+      this.mentions.element,
       el("div", { class: "composer-box" }, this.input, el("div", { class: "composer-actions" }, this.stopButton, send)),
       el("div", { class: "composer-footer" }, this.queued, el("span", { class: "composer-hint" }, "Enter to send · Shift+Enter for a new line")),
     );
@@ -60,9 +75,67 @@ export class Composer {
     this.input.focus();
   }
 
+  showContext(chips: readonly ComposerChip[], activeFileOff: boolean): void {
+    this.chips.show(chips, activeFileOff);
+  }
+
+  /** The host's completions; answers to an older query (the user typed on) are dropped. */
+  showMentionOptions(requestId: number, options: readonly MentionOption[]): void {
+    if (requestId === this.mentionRequest && this.mention) this.mentions.show(options);
+  }
+
+  private updateMention(): void {
+    const caret = this.input.selectionStart ?? this.input.value.length;
+    const mention = this.input.selectionStart === this.input.selectionEnd ? mentionQueryAt(this.input.value, caret) : undefined;
+    if (!mention) {
+      this.closeMentions();
+      return;
+    }
+    if (this.mention && this.mention.start === mention.start && this.mention.query === mention.query) return;
+    this.mention = mention;
+    this.post({ type: "mentionQuery", requestId: ++this.mentionRequest, query: mention.query });
+  }
+
+  private closeMentions(): void {
+    this.mention = undefined;
+    this.mentionRequest++;
+    this.mentions.hide();
+  }
+
+  private pickMention(option: MentionOption): void {
+    if (!this.mention) return;
+    const caret = this.input.selectionStart ?? this.input.value.length;
+    const next = applyMention(this.input.value, this.mention, caret, option.value);
+    this.input.value = next.text;
+    this.input.setSelectionRange(next.caret, next.caret);
+    this.closeMentions();
+    this.post({ type: "addMention", value: option.value });
+    this.autosize();
+    this.onDraftChange(this.input.value);
+  }
+
+  /** Keys that drive the open mention list; true when the key was used. */
+  private onMentionKey(event: KeyboardEvent): boolean {
+    if (!this.mentions.open) return false;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      this.mentions.move(event.key === "ArrowDown" ? 1 : -1);
+    } else if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+      const option = this.mentions.current();
+      if (!option) return false;
+      this.pickMention(option);
+    } else if (event.key === "Escape") {
+      this.closeMentions();
+    } else {
+      return false;
+    }
+    event.preventDefault();
+    return true;
+  }
+
   private onKeyDown(event: KeyboardEvent): void {
     // While an IME composition is open, Enter confirms the composition, not the message.
     if (event.isComposing) return;
+    if (this.onMentionKey(event)) return;
     if (event.key === "Enter" && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       this.send();
@@ -75,7 +148,10 @@ export class Composer {
   private send(): void {
     const text = this.input.value;
     if (text.trim() === "") return;
-    this.post({ type: "send", text });
+    this.closeMentions();
+    // Sent with exactly the chips on screen (none known yet: the host attaches what it has).
+    const context = this.chips.ids();
+    this.post(context ? { type: "send", text, context } : { type: "send", text });
     this.input.value = "";
     this.autosize();
     this.onDraftChange("");

@@ -97,6 +97,12 @@ function start(app: HTMLElement): void {
       case "cleared":
         transcript.reset([]);
         return;
+      case "composerContext":
+        composer.showContext(message.chips, message.activeFileOff);
+        return;
+      case "mentionResults":
+        composer.showMentionOptions(message.requestId, message.options);
+        return;
       default:
         assertNever(message);
     }

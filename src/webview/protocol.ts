@@ -28,10 +28,37 @@ export interface ReasoningMarkersView {
   readonly openedByPrompt?: boolean;
 }
 
+export type ContextChipKind = "file" | "selection" | "diagnostics" | "outline" | "diff" | "removed" | "skipped";
+
 export interface ContextChip {
   readonly label: string;
-  readonly kind: "file" | "selection" | "diagnostics" | "diff" | "removed" | "skipped";
+  readonly kind: ContextChipKind;
   readonly detail?: string;
+}
+
+/** A chip above the input: what the next message will carry, before it is sent. */
+export interface ComposerChip {
+  /** The context item's id; `send.context` lists the ids the user left in place. */
+  readonly id: string;
+  readonly label: string;
+  readonly kind: "file" | "selection" | "diagnostics" | "outline";
+  /** new: sent in full; diff: sent as changes; known: the model has it, costs nothing; skipped: refused (detail says why). */
+  readonly state: "new" | "diff" | "known" | "skipped";
+  readonly tokens: number;
+  readonly detail?: string;
+  /** Where it came from: the active editor (auto), an @-mention or a pin. */
+  readonly origin: "auto" | "mention" | "pinned";
+  /** Only files can be pinned (re-checked every turn). */
+  readonly pinnable: boolean;
+}
+
+/** One row of the @-completion list. */
+export interface MentionOption {
+  /** What the mention inserts after "@": a workspace-relative path or a keyword (problems, selection, open, workspace). */
+  readonly value: string;
+  readonly label: string;
+  readonly detail?: string;
+  readonly kind: "file" | "keyword";
 }
 
 export interface TranscriptEntry {
@@ -82,11 +109,26 @@ export type HostToWebview =
   | { readonly type: "entryDone"; readonly id: string; readonly status: EntryStatus; readonly text: string; readonly stats?: TurnStatsView }
   | { readonly type: "busy"; readonly busy: boolean; readonly queued: number }
   | { readonly type: "banner"; readonly level: "error" | "warning" | "info"; readonly message: string; readonly actions: readonly BannerAction[] }
-  | { readonly type: "cleared" };
+  | { readonly type: "cleared" }
+  | {
+      readonly type: "composerContext";
+      readonly chips: readonly ComposerChip[];
+      /** The active-file chip is switched off for this panel. */
+      readonly activeFileOff: boolean;
+    }
+  | { readonly type: "mentionResults"; readonly requestId: number; readonly options: readonly MentionOption[] };
 
 export type WebviewToHost =
   | { readonly type: "ready" }
-  | { readonly type: "send"; readonly text: string }
+  /** `context`: the ids of the composer chips at the moment of sending; exactly those are attached. */
+  | { readonly type: "send"; readonly text: string; readonly context?: readonly string[] }
+  /** Takes a chip off the next message (a mention or pin is dropped altogether). */
+  | { readonly type: "removeChip"; readonly id: string }
+  | { readonly type: "pinChip"; readonly id: string; readonly pinned: boolean }
+  /** Switches the active-file chip on or off for this panel. */
+  | { readonly type: "setActiveFile"; readonly on: boolean }
+  | { readonly type: "mentionQuery"; readonly requestId: number; readonly query: string }
+  | { readonly type: "addMention"; readonly value: string }
   | { readonly type: "stop" }
   | { readonly type: "reset" }
   | { readonly type: "copyCode"; readonly code: string }
@@ -96,6 +138,10 @@ export type WebviewToHost =
 
 /** Longest message text accepted from the webview (characters); larger pastes get a clear error. */
 export const MAX_MESSAGE_CHARS = 200_000;
+/** Limits on context messages: ids and mention values are paths, queries are what follows "@". */
+export const MAX_CONTEXT_ID_CHARS = 4096;
+export const MAX_MENTION_QUERY_CHARS = 512;
+export const MAX_CONTEXT_IDS = 256;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -113,8 +159,27 @@ export function parseWebviewMessage(value: unknown): WebviewToHost | undefined {
     case "stop":
     case "reset":
       return { type: value.type };
-    case "send":
-      return isString(value.text, Number.MAX_SAFE_INTEGER) ? { type: "send", text: value.text } : undefined;
+    case "send": {
+      if (!isString(value.text, Number.MAX_SAFE_INTEGER)) return undefined;
+      if (value.context === undefined) return { type: "send", text: value.text };
+      const context = value.context;
+      const ids = Array.isArray(context) && context.length <= MAX_CONTEXT_IDS && context.every((id) => isString(id, MAX_CONTEXT_ID_CHARS));
+      return ids ? { type: "send", text: value.text, context: [...(context as string[])] } : undefined;
+    }
+    case "removeChip":
+      return isString(value.id, MAX_CONTEXT_ID_CHARS) && value.id !== "" ? { type: "removeChip", id: value.id } : undefined;
+    case "pinChip":
+      return isString(value.id, MAX_CONTEXT_ID_CHARS) && value.id !== "" && typeof value.pinned === "boolean"
+        ? { type: "pinChip", id: value.id, pinned: value.pinned }
+        : undefined;
+    case "setActiveFile":
+      return typeof value.on === "boolean" ? { type: "setActiveFile", on: value.on } : undefined;
+    case "mentionQuery":
+      return Number.isSafeInteger(value.requestId) && isString(value.query, MAX_MENTION_QUERY_CHARS)
+        ? { type: "mentionQuery", requestId: value.requestId as number, query: value.query }
+        : undefined;
+    case "addMention":
+      return isString(value.value, MAX_CONTEXT_ID_CHARS) && value.value.trim() !== "" ? { type: "addMention", value: value.value } : undefined;
     case "copyCode":
     case "insertCode":
       return isString(value.code) ? { type: value.type, code: value.code } : undefined;
@@ -168,7 +233,32 @@ export function parseHostMessage(value: unknown): HostToWebview | undefined {
       return typeof value.message === "string" && Array.isArray(value.actions) ? (value as unknown as HostToWebview) : undefined;
     case "cleared":
       return { type: "cleared" };
+    case "composerContext":
+      return Array.isArray(value.chips) && value.chips.every(isComposerChip) && typeof value.activeFileOff === "boolean"
+        ? (value as unknown as HostToWebview)
+        : undefined;
+    case "mentionResults":
+      return typeof value.requestId === "number" && Array.isArray(value.options) && value.options.every(isMentionOption)
+        ? (value as unknown as HostToWebview)
+        : undefined;
     default:
       return undefined;
   }
+}
+
+function isComposerChip(value: unknown): value is ComposerChip {
+  return (
+    isRecord(value) &&
+    typeof value.id === "string" &&
+    typeof value.label === "string" &&
+    ["file", "selection", "diagnostics", "outline"].includes(value.kind as string) &&
+    ["new", "diff", "known", "skipped"].includes(value.state as string) &&
+    typeof value.tokens === "number" &&
+    ["auto", "mention", "pinned"].includes(value.origin as string) &&
+    typeof value.pinnable === "boolean"
+  );
+}
+
+function isMentionOption(value: unknown): value is MentionOption {
+  return isRecord(value) && typeof value.value === "string" && typeof value.label === "string" && (value.kind === "file" || value.kind === "keyword");
 }

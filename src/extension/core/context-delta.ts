@@ -2,11 +2,22 @@
 // content hash) and renders only what changed since — new items in full, changed items as
 // a unified diff when that is shorter, removed items as a one-line note. Budgets cap the
 // tokens per item and per turn. Nothing is recorded until the turn really happened.
+// Each delta also lists every item with its state (new / diff / known / skipped) and token
+// cost, so the composer can show, before sending, exactly what the message will carry.
 
 import { createHash } from "node:crypto";
 import { createPatch } from "diff";
+import { limitToTokens } from "./context-window";
 
-export type ContextKind = "file" | "selection" | "diagnostics";
+export type ContextKind = "file" | "selection" | "diagnostics" | "outline";
+
+/**
+ * Why an item is in the context. Automatic items (the active file, its selection and
+ * problems) that disappear get a one-line "no longer in context" note; mentioned and pinned
+ * items the user stops attaching stay silently known (the model has seen them, and
+ * mentioning them again sends only their changes).
+ */
+export type ContextOrigin = "auto" | "mention" | "pinned";
 
 export interface ContextItem {
   /** Stable identity across turns, e.g. "file:src/a.ts". */
@@ -15,12 +26,35 @@ export interface ContextItem {
   readonly label: string;
   readonly content: string;
   readonly language?: string;
+  /** Defaults to "auto". */
+  readonly origin?: ContextOrigin;
+  /** Zero-based line to keep in view when the item is over its budget (the cursor). */
+  readonly focusLine?: number;
 }
 
 export interface ContextChipData {
   readonly label: string;
-  readonly kind: "file" | "selection" | "diagnostics" | "diff" | "removed" | "skipped";
+  readonly kind: ContextKind | "diff" | "removed" | "skipped";
   readonly detail?: string;
+}
+
+/** One item of a delta as the composer shows it before sending. */
+export interface ContextEntry {
+  readonly id: string;
+  readonly label: string;
+  readonly kind: ContextKind;
+  /** new: sent in full; diff: sent as changes; known: already in the model, costs nothing. */
+  readonly state: "new" | "diff" | "known" | "skipped";
+  /** Tokens this item adds to the message (0 when known or skipped). */
+  readonly tokens: number;
+  readonly detail?: string;
+}
+
+export interface DeltaOptions {
+  /** Refused items to list as skipped chips (e.g. a secrets file), with their reasons. */
+  readonly skipped?: readonly ContextChipData[];
+  /** Ids absent from this turn that must not be reported as removed (the user set them aside). */
+  readonly retain?: ReadonlySet<string>;
 }
 
 export interface ContextBudget {
@@ -33,6 +67,8 @@ export interface ContextDelta {
   /** Text placed in the user turn before the question; empty when nothing changed. */
   readonly text: string;
   readonly chips: readonly ContextChipData[];
+  /** Every item, sent or already known, in order: what the composer chips show. */
+  readonly entries: readonly ContextEntry[];
   /** Record the delta as seen by the model (call only after the turn was prefilled). */
   commit(): void;
 }
@@ -41,6 +77,7 @@ interface Sent {
   readonly hash: string;
   readonly content: string;
   readonly label: string;
+  readonly origin: ContextOrigin;
   /** The model saw only a prefix: a diff against `content` would be wrong. */
   readonly truncated: boolean;
 }
@@ -53,17 +90,6 @@ function fence(item: ContextItem, body: string): string {
   return "```" + (item.language ?? "") + "\n" + body + (body.endsWith("\n") ? "" : "\n") + "```";
 }
 
-function truncateToTokens(text: string, maxTokens: number, count: (t: string) => number): { text: string; truncated: boolean } {
-  if (count(text) <= maxTokens) return { text, truncated: false };
-  let low = 0;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (count(text.slice(0, mid)) <= maxTokens) low = mid;
-    else high = mid - 1;
-  }
-  return { text: text.slice(0, low), truncated: true };
-}
 
 export class ContextLedger {
   private sent = new Map<string, Sent>();
@@ -77,16 +103,23 @@ export class ContextLedger {
     return this.sent.size;
   }
 
-  delta(items: readonly ContextItem[], budget: ContextBudget, skipped: readonly ContextChipData[] = []): ContextDelta {
+  /** Whether the model already holds this item (by id), e.g. to word a chip. */
+  has(id: string): boolean {
+    return this.sent.has(id);
+  }
+
+  delta(items: readonly ContextItem[], budget: ContextBudget, options: DeltaOptions = {}): ContextDelta {
     const parts: string[] = [];
+    const skipped = options.skipped ?? [];
     const chips: ContextChipData[] = [...skipped];
+    const entries: ContextEntry[] = [];
     const updates = new Map<string, Sent | undefined>();
     let used = 0;
     const fits = (text: string) => used + budget.countTokens(text) <= budget.maxTokensPerTurn;
 
     const present = new Set(items.map((i) => i.id));
     for (const [id, previous] of this.sent) {
-      if (present.has(id)) continue;
+      if (present.has(id) || options.retain?.has(id) || previous.origin !== "auto") continue;
       const note = `(${previous.label} is no longer in context.)`;
       parts.push(note);
       used += budget.countTokens(note);
@@ -97,9 +130,15 @@ export class ContextLedger {
     for (const item of items) {
       const hash = hashOf(item.content);
       const previous = this.sent.get(item.id);
-      if (previous?.hash === hash) continue;
-      const limited = truncateToTokens(item.content, budget.maxTokensPerItem, budget.countTokens);
-      const full = `${item.label}${limited.truncated ? " (truncated)" : ""}:\n${fence(item, limited.text)}`;
+      const origin = item.origin ?? "auto";
+      if (previous?.hash === hash) {
+        entries.push({ id: item.id, label: item.label, kind: item.kind, state: "known", tokens: 0 });
+        // A mention that becomes the active file (or the reverse) keeps the stronger claim.
+        if (previous.origin !== origin) updates.set(item.id, { ...previous, origin });
+        continue;
+      }
+      const limited = limitToTokens(item.content, budget.maxTokensPerItem, budget.countTokens, item.focusLine);
+      const full = `${item.label}${limited.note ? ` (${limited.note})` : ""}:\n${fence(item, limited.text)}`;
       let rendered = full;
       let kind: ContextChipData["kind"] = item.kind;
       if (previous && !previous.truncated && !limited.truncated) {
@@ -114,18 +153,22 @@ export class ContextLedger {
       }
       if (!fits(rendered)) {
         chips.push({ label: item.label, kind: "skipped", detail: "over the context budget" });
+        entries.push({ id: item.id, label: item.label, kind: item.kind, state: "skipped", tokens: 0, detail: "over the context budget" });
         continue;
       }
+      const tokens = budget.countTokens(rendered);
       parts.push(rendered);
-      used += budget.countTokens(rendered);
-      chips.push({ label: item.label, kind, detail: limited.truncated ? "truncated" : undefined });
-      updates.set(item.id, { hash, content: item.content, label: item.label, truncated: limited.truncated });
+      used += tokens;
+      chips.push({ label: item.label, kind, detail: limited.note });
+      entries.push({ id: item.id, label: item.label, kind: item.kind, state: kind === "diff" ? "diff" : "new", tokens, detail: limited.note });
+      updates.set(item.id, { hash, content: item.content, label: item.label, origin, truncated: limited.truncated });
     }
 
     const text = parts.length > 0 ? `Context from the workspace:\n\n${parts.join("\n\n")}` : "";
     return {
       text,
       chips,
+      entries,
       commit: () => {
         for (const [id, value] of updates) {
           if (value) this.sent.set(id, value);

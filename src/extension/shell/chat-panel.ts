@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
 import { ChatSession } from "../core/chat-session";
 import { PanelContext } from "./panel-context";
+import { sharedWorkspaceFiles } from "./context/workspace-files";
 import { CancelledError, DisposedError, toStatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
 import {
@@ -21,10 +22,9 @@ import {
 } from "../../webview/protocol";
 import { Disposable } from "./disposable";
 import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
-import { crashNotice, lastFailedMessage, modelKeyOf, safePreview } from "./panel-helpers";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
-import { readSettings } from "./settings";
+import { readSettings, type ChatSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
@@ -54,7 +54,7 @@ export class ChatPanel extends Disposable {
   private model: ModelView | undefined;
   private outstanding = 0;
   private lastStats: TurnStats | undefined;
-  private readonly context = new PanelContext();
+  private readonly context: PanelContext;
   private readonly tokens = new TokenCoalescer((id, text) => {
     if (!this.isDisposed) void this.panel.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
   });
@@ -73,6 +73,13 @@ export class ChatPanel extends Disposable {
     super();
     panel.webview.options = webviewOptions(deps.context.extensionUri);
     panel.webview.html = renderWebviewHtml(panel.webview, deps.context.extensionUri);
+    this.context = this.own(new PanelContext({
+      panel,
+      files: sharedWorkspaceFiles(),
+      editor: deps.lastTextEditor,
+      tokenizer: () => this.session?.engine.tokenizer,
+      post: (message) => this.post(message),
+    }));
     this.own(panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
     this.own(panel.onDidChangeViewState(() => deps.onDidChangeState()));
     this.own(panel.onDidDispose(() => this.dispose()));
@@ -125,8 +132,16 @@ export class ChatPanel extends Disposable {
     this.panel.reveal();
   }
 
-  /** Sends a message as if typed in the panel; resolves with the turn's stats (for commands and tests). */
-  async send(text: string): Promise<TurnStats | undefined> {
+  /** What the next message will carry: chips, mentions, pins (context commands use it). */
+  get composerContext(): PanelContext {
+    return this.context;
+  }
+
+  /**
+   * Sends a message as if typed in the panel; resolves with the turn's stats (for commands and tests).
+   * `context`: the ids of the composer chips the user sent it with (all current context when absent).
+   */
+  async send(text: string, context?: readonly string[]): Promise<TurnStats | undefined> {
     if (text.length > MAX_MESSAGE_CHARS) {
       this.banner("error", `The message is ${text.length.toLocaleString()} characters; the limit is ${MAX_MESSAGE_CHARS.toLocaleString()}.`);
       return undefined;
@@ -135,10 +150,10 @@ export class ChatPanel extends Disposable {
     this.setBusy(+1);
     try {
       const session = await this.ensureSession();
-      const input = await this.context.attach(text, session.engine.tokenizer, this.deps.lastTextEditor(), (chips) => {
+      const input = await this.context.attach(text, session.engine.tokenizer, (chips) => {
         user.chips = chips;
         this.post({ type: "entry", entry: user });
-      });
+      }, context);
       let reply: MutableEntry | undefined;
       const stats = await session.send(
         input.turn,
@@ -169,12 +184,6 @@ export class ChatPanel extends Disposable {
 
   stop(): void {
     this.session?.stop();
-  }
-
-  /** Retry (after an engine crash): send the last message again; the conversation before it is intact. */
-  async retry(): Promise<TurnStats | undefined> {
-    const text = lastFailedMessage(this.entries);
-    return text === undefined || this.busy ? undefined : this.send(text);
   }
 
   async reset(): Promise<void> {
@@ -235,6 +244,7 @@ export class ChatPanel extends Disposable {
       this.session = session;
       this.model = modelView(session, lease.loaded.notice);
       this.post({ type: "model", state: "ready", model: this.model });
+      this.context.scheduleRefresh();
       if (lease.loaded.notice) this.banner("warning", lease.loaded.notice);
       return session;
     } catch (error) {
@@ -263,9 +273,17 @@ export class ChatPanel extends Disposable {
       case "ready":
         this.post({ type: "init", transcript: this.entries, busy: this.busy, model: this.model, panelId: this.id });
         if (!this.model && this.sessionPromise) this.post({ type: "model", state: "loading" });
+        this.context.scheduleRefresh();
         return;
       case "send":
-        await this.send(message.text);
+        await this.send(message.text, message.context);
+        return;
+      case "removeChip":
+      case "pinChip":
+      case "setActiveFile":
+      case "mentionQuery":
+      case "addMention":
+        await this.context.handle(message);
         return;
       case "stop":
         this.stop();
@@ -330,8 +348,6 @@ export class ChatPanel extends Disposable {
       if (!streaming.text) streaming.text = typed.message;
       this.finishEntry(streaming, "error");
     }
-    const notice = crashNotice(typed);
-    if (notice) this.addEntry({ role: "notice", text: notice, status: "complete" });
     if (marksMessageNotSent(typed)) {
       this.finishEntry(user, "not-sent");
     }
@@ -391,5 +407,17 @@ export class ChatPanel extends Disposable {
     void this.deps.store.archive(this.snapshot()).catch(() => undefined);
     void this.closeSession();
     this.deps.onDidDispose(this);
+  }
+}
+
+function modelKeyOf(settings: ChatSettings): string {
+  return JSON.stringify([settings.modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
+}
+
+function safePreview(raw: unknown): string {
+  try {
+    return JSON.stringify(raw).slice(0, 200);
+  } catch {
+    return String(raw).slice(0, 200);
   }
 }
