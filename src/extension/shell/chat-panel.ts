@@ -22,9 +22,10 @@ import {
 } from "../../webview/protocol";
 import { Disposable } from "./disposable";
 import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
+import { crashNotice, lastFailedMessage, modelKeyOf, safePreview } from "./panel-helpers";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
-import { readSettings, type ChatSettings } from "./settings";
+import { readSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
@@ -184,6 +185,12 @@ export class ChatPanel extends Disposable {
 
   stop(): void {
     this.session?.stop();
+  }
+
+  /** Retry (after an engine crash): send the last message again; the conversation before it is intact. */
+  async retry(): Promise<TurnStats | undefined> {
+    const text = lastFailedMessage(this.entries);
+    return text === undefined || this.busy ? undefined : this.send(text);
   }
 
   async reset(): Promise<void> {
@@ -348,6 +355,8 @@ export class ChatPanel extends Disposable {
       if (!streaming.text) streaming.text = typed.message;
       this.finishEntry(streaming, "error");
     }
+    const notice = crashNotice(typed);
+    if (notice) this.addEntry({ role: "notice", text: notice, status: "complete" });
     if (marksMessageNotSent(typed)) {
       this.finishEntry(user, "not-sent");
     }
@@ -407,17 +416,5 @@ export class ChatPanel extends Disposable {
     void this.deps.store.archive(this.snapshot()).catch(() => undefined);
     void this.closeSession();
     this.deps.onDidDispose(this);
-  }
-}
-
-function modelKeyOf(settings: ChatSettings): string {
-  return JSON.stringify([settings.modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
-}
-
-function safePreview(raw: unknown): string {
-  try {
-    return JSON.stringify(raw).slice(0, 200);
-  } catch {
-    return String(raw).slice(0, 200);
   }
 }
