@@ -4,7 +4,7 @@
 // keystroke ranks an in-memory list instead of searching the disk.
 
 import * as vscode from "vscode";
-import { rankPaths } from "../../core/context-ranking";
+import { PathIndex } from "../../core/context-ranking";
 import { relativeLabel } from "../context-sources";
 import { forgetGitignores, gitignoreOf } from "./file-checks";
 
@@ -13,6 +13,7 @@ export const MAX_INDEXED_FILES = 50_000;
 
 export class WorkspaceFileIndex implements vscode.Disposable {
   private files: Promise<Map<string, vscode.Uri>> | undefined;
+  private ranking: { files: Map<string, vscode.Uri>; index: PathIndex } | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {
@@ -42,7 +43,9 @@ export class WorkspaceFileIndex implements vscode.Disposable {
   }
 
   async complete(query: string, limit: number): Promise<string[]> {
-    return rankPaths(query, await this.paths(), limit).map((r) => r.path);
+    const files = await this.load();
+    if (this.ranking?.files !== files) this.ranking = { files, index: new PathIndex([...files.keys()]) };
+    return this.ranking.index.rank(query, limit).map((r) => r.path);
   }
 
   private load(): Promise<Map<string, vscode.Uri>> {
