@@ -108,6 +108,7 @@ describe("mentions and pins in the ledger", () => {
     assert.ok(choices.setAside.has("selection"));
     choices.remove("file:a.ts");
     assert.equal(choices.mentioned.length, 1, "removing a mention's chip forgets the mention");
+    assert.ok(choices.setAside.has("file:a.ts"), "…and keeps the same file from another source (the active editor) off the message");
     choices.sent();
     assert.deepEqual([choices.mentioned.length, choices.setAside.size, choices.pinned, choices.activeFileOff], [0, 0, ["b.ts"], true]);
   });

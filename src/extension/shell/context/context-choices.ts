@@ -46,17 +46,17 @@ export class ContextChoices {
     } else this.pins.delete(path);
   }
 
-  /** Takes a chip off the next message: a mention is forgotten, a pin released, anything else set aside once. */
+  /**
+   * Takes a chip off the next message: a mention is forgotten, a pin released, and the id set
+   * aside once, so the same item from another source (the editor's live selection under a
+   * removed selection mention, the active file under a removed pin) stays off too.
+   */
   remove(id: string): void {
-    let dropped = false;
     for (const [key, mention] of this.mentions) {
-      if (idOf(mention) === id || key === id) {
-        this.mentions.delete(key);
-        dropped = true;
-      }
+      if (idOf(mention) === id || key === id) this.mentions.delete(key);
     }
-    if (id.startsWith("file:") && this.pins.delete(id.slice(5))) dropped = true;
-    if (!dropped) this.aside.add(id);
+    if (id.startsWith("file:")) this.pins.delete(id.slice(5));
+    this.aside.add(id);
   }
 
   /** The message was sent: mentions and set-asides applied to it only. */
