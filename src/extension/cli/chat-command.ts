@@ -115,11 +115,17 @@ async function runTurn(session: ChatSession, line: string, json: boolean, emit: 
   }
 }
 
+/** How the first turn after a restore or an engine restart got its cache. */
+export function resumedText(resumed: NonNullable<TurnStats["resumed"]>): string {
+  return resumed.from === "snapshot" ? "restored from snapshot" : `re-prefilled ${resumed.tokens} tokens`;
+}
+
 export function statusLine(stats: TurnStats): string {
   const fill = Math.round((stats.position / stats.capacity) * 100);
   return (
     `[turn ${stats.turn} · ${stats.prefilled} new + ${stats.cached} cached tokens · ` +
     (stats.rewound > 0 ? `${stats.rewound} rewound · ` : "") +
+    (stats.resumed ? `${resumedText(stats.resumed)} · ` : "") +
     `${stats.position}/${stats.capacity} (${fill}%) · first token ${Math.round(stats.ttftMs)} ms · ` +
     `${stats.decodeTokensPerSec} tok/s${stats.stopReason === "cancelled" ? " · stopped" : ""}]`
   );

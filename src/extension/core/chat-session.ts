@@ -7,7 +7,7 @@ import type { ReasoningMarkers } from "./reasoning";
 import { Session } from "./session";
 import { SessionQueue } from "./session-queue";
 import type { TurnStats } from "./stats";
-import { TurnRunner, type TurnCallbacks, type TurnInput, type TurnOptions } from "./turn-runner";
+import { TurnRunner, type ConversationState, type TurnCallbacks, type TurnInput, type TurnOptions } from "./turn-runner";
 
 export const DEFAULT_TURN_OPTIONS: TurnOptions = {
   maxTokens: 512,
@@ -97,6 +97,19 @@ export class ChatSession {
   /** Rebuild a saved conversation; its tokens are prefilled on the next turn. */
   restore(messages: readonly ChatMessage[]): Promise<void> {
     return this.queue.enqueue("restore", () => this.runner.restore(messages));
+  }
+
+  /**
+   * Queued like a turn: hands `write` the conversation and a function that writes the cache
+   * to a path (undefined when there is nothing to save or the backend cannot).
+   */
+  saveSnapshot<T>(write: (conversation: ConversationState, writeCache: (path: string) => Promise<number | undefined>) => Promise<T>): Promise<T> {
+    return this.queue.enqueue("other", () => write(this.runner.exportState(), (path) => this.session.saveSnapshot(path)));
+  }
+
+  /** Continue a saved conversation exactly; adopts the cache at `cachePath` when it matches. Returns whether it did. */
+  resume(conversation: ConversationState, cachePath?: string): Promise<boolean> {
+    return this.queue.enqueue("restore", () => this.runner.resume(conversation, cachePath));
   }
 
   whenIdle(): Promise<void> {

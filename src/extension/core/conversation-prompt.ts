@@ -28,6 +28,16 @@ export interface PromptPlan {
   readonly bosAdded: boolean;
 }
 
+/**
+ * Everything the prompt knows, as plain data: a KV snapshot stores it so that a restored
+ * chat continues exactly as if it had never stopped (same ledger, same rewind floor).
+ */
+export interface PromptState {
+  readonly messages: readonly ChatMessage[];
+  readonly segments: ReadonlyArray<{ readonly text: string; readonly tokens: readonly number[] }>;
+  readonly rewindFloor: number;
+}
+
 /** Stands in for the previous reply to find where the template renders what follows it. */
 const HISTORY_END = "\u2063<<stateful-chat:end-of-history>>\u2063";
 
@@ -123,6 +133,23 @@ export class ConversationPrompt {
       if (pending.length > 0) this.commit(pending, this.plan(pending, false, rendering));
     }
     this.rewindFloor = 0;
+    return this.segments.tokens();
+  }
+
+  exportState(): PromptState {
+    return {
+      messages: this.messageList.map((m) => ({ ...m })),
+      segments: this.segments.all.map((s) => ({ text: s.text, tokens: [...s.tokens] })),
+      rewindFloor: this.rewindFloor,
+    };
+  }
+
+  /** Becomes the prompt `state` describes; returns the ledger tokens it holds. */
+  importState(state: PromptState): number[] {
+    this.clear();
+    for (const segment of state.segments) this.segments.append(segment);
+    this.messageList = state.messages.map((m) => ({ ...m }));
+    this.rewindFloor = Math.min(state.rewindFloor, this.segments.length);
     return this.segments.tokens();
   }
 

@@ -68,5 +68,16 @@ export interface KvState {
   truncate(length: number): Promise<void>;
   /** Discard everything: a fresh state. */
   reset(): Promise<void>;
+  /**
+   * Optional: write the cache to `path` (a backend-specific file) and return its size in
+   * bytes. Callers write to a temporary path and rename it (snapshots are atomic).
+   */
+  saveSnapshot?(path: string): Promise<number>;
+  /**
+   * Optional: replace the cache with the one saved at `path` and return the tokens it holds.
+   * Only for files this backend wrote for the same model and context size (a mismatched
+   * state can crash llama.cpp): callers check that before, and the tokens after.
+   */
+  loadSnapshot?(path: string): Promise<readonly number[]>;
   dispose(): Promise<void>;
 }

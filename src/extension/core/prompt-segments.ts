@@ -42,6 +42,11 @@ export class PromptSegments {
     return this.list.flatMap((segment) => segment.tokens);
   }
 
+  /** The segments themselves (a KV snapshot keeps them to resume exactly). */
+  get all(): readonly Segment[] {
+    return this.list;
+  }
+
   append(segment: Segment): void {
     if (segment.tokens.length === 0 && segment.text.length === 0) return;
     this.list.push(segment);

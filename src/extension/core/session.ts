@@ -202,6 +202,40 @@ export class Session {
     this.ledger.append(tokens);
   }
 
+  /**
+   * Write the cache to `path` when it holds the whole ledger (nothing pending); returns its
+   * size in bytes, or undefined when the backend cannot or there is nothing to save.
+   */
+  async saveSnapshot(path: string): Promise<number | undefined> {
+    this.assertUsable();
+    const saveable = this.state.saveSnapshot && this.position > 0 && this.ledger.evaluated === this.position && this.state.length === this.position;
+    return saveable ? this.state.saveSnapshot!(path) : undefined;
+  }
+
+  /**
+   * Adopt the cache saved at `path` when it holds exactly the ledger (restore() first); else
+   * keep a fresh state, so the ledger is re-prefilled lazily. Returns whether it was adopted.
+   */
+  async loadSnapshot(path: string): Promise<boolean> {
+    this.assertUsable();
+    if (!this.state.loadSnapshot || this.position === 0) return false;
+    const ledger = this.ledger.tokens;
+    try {
+      const held = await this.state.loadSnapshot(path);
+      if (held.length === ledger.length && held.every((token, i) => token === ledger[i]) && this.state.length === ledger.length) {
+        this.ledger.forgetEvaluated();
+        this.ledger.markEvaluated(ledger.length);
+        this.pendingGenerated = 0;
+        return true;
+      }
+    } catch {
+      // A file the backend refuses is treated as a mismatch: re-prefill instead.
+    }
+    await this.state.reset();
+    this.ledger.forgetEvaluated();
+    return false;
+  }
+
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;

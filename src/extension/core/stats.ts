@@ -38,6 +38,11 @@ export interface TurnStats {
   readonly overflow?: OverflowEvent;
   /** The state was rebuilt from a saved transcript on this turn. */
   readonly restored: boolean;
+  /**
+   * The first turn after a restore or an engine restart: the cache came from a KV snapshot
+   * (`tokens` reused), or the saved conversation was re-prefilled (`tokens` evaluated again).
+   */
+  readonly resumed?: { readonly from: "snapshot" | "reprefill"; readonly tokens: number };
 }
 
 /** Measures time to first token and decode speed of one turn. */

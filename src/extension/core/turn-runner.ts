@@ -4,7 +4,7 @@
 // ChatSession inside the session queue, so it never runs twice at once on one session.
 
 import type { ChatMessage, ChatTemplate } from "./chat-template";
-import { ConversationPrompt, type HistoryRendering } from "./conversation-prompt";
+import { ConversationPrompt, type HistoryRendering, type PromptState } from "./conversation-prompt";
 import type { Engine, SamplingOptions } from "./engine";
 import { EmptyMessageError, MessageTooLargeError } from "./errors";
 import {
@@ -50,6 +50,13 @@ export interface TurnCallbacks {
   onOverflow?(event: OverflowEvent): void;
 }
 
+/** A conversation as plain data: what a KV snapshot stores beside the cache. */
+export interface ConversationState {
+  readonly version: 1;
+  readonly prompt: PromptState;
+  readonly turns: number;
+}
+
 interface Generation {
   readonly tokens: number[];
   readonly reply: string;
@@ -63,6 +70,8 @@ export class TurnRunner {
   private readonly overflowRunner: OverflowRunner;
   private turns = 0;
   private restorePending = false;
+  /** The restored state came from a KV snapshot (the first turn after says so). */
+  private snapshotLoaded = false;
 
   constructor(
     private readonly engine: Engine,
@@ -115,8 +124,9 @@ export class TurnRunner {
       plan = this.prompt.plan(added, true, this.rendering);
     }
     // A state lost under us (engine process restarted) is re-prefilled from the ledger.
-    await this.session.resyncWithState();
+    const lost = await this.session.resyncWithState();
     const restored = this.restorePending;
+    const fromSnapshot = this.snapshotLoaded;
     const rewound = this.session.position - plan.keep.tokens;
     const cachedBefore = Math.min(this.session.evaluated, plan.keep.tokens);
     const undo = await this.session.rewind(plan.keep.tokens);
@@ -126,6 +136,7 @@ export class TurnRunner {
     try {
       await this.session.prefill(plan.tokens, signal);
       this.restorePending = false;
+      this.snapshotLoaded = false;
       generation = await this.generate(budget, clock, signal, callbacks);
     } catch (error) {
       // A failed or cancelled prompt, or a failed engine call, drops this turn entirely and
@@ -151,6 +162,11 @@ export class TurnRunner {
       strategy: this.options.strategy,
       overflow,
       restored,
+      resumed: fromSnapshot
+        ? { from: "snapshot", tokens: cachedBefore }
+        : restored || lost
+          ? { from: "reprefill", tokens: plan.keep.tokens - cachedBefore }
+          : undefined,
     };
   }
 
@@ -159,6 +175,25 @@ export class TurnRunner {
     this.prompt.clear();
     this.turns = 0;
     this.restorePending = false;
+    this.snapshotLoaded = false;
+  }
+
+  exportState(): ConversationState {
+    return { version: 1, prompt: this.prompt.exportState(), turns: this.turns };
+  }
+
+  /**
+   * Continue a saved conversation exactly: its prompt and ledger as they were, and the cache
+   * from `cachePath` when it holds exactly that ledger (else it is re-prefilled lazily).
+   * Returns whether the cache was adopted.
+   */
+  async resume(state: ConversationState, cachePath?: string): Promise<boolean> {
+    const tokens = this.prompt.importState(state.prompt);
+    await this.session.restore(tokens);
+    this.turns = state.turns;
+    this.restorePending = tokens.length > 0;
+    this.snapshotLoaded = cachePath !== undefined && (await this.session.loadSnapshot(cachePath));
+    return this.snapshotLoaded;
   }
 
   /** Rebuild from a saved transcript; the tokens are prefilled lazily on the next turn. */

@@ -68,6 +68,17 @@ async function handle(request: Request): Promise<unknown> {
       await state.reset();
       return { length: state.length };
     }
+    case "saveSnapshot": {
+      const state = stateOf(request.state);
+      if (!state.saveSnapshot) throw new EngineFailedError("this backend cannot save KV snapshots");
+      return { bytes: await state.saveSnapshot(request.path) };
+    }
+    case "loadSnapshot": {
+      const state = stateOf(request.state);
+      if (!state.loadSnapshot) throw new EngineFailedError("this backend cannot load KV snapshots");
+      const tokens = await state.loadSnapshot(request.path);
+      return { length: state.length, tokens };
+    }
     case "disposeState": {
       const state = states.get(request.state);
       states.delete(request.state);

@@ -36,7 +36,9 @@ export type Request =
   | { readonly op: "evaluateTopK"; readonly state: number; readonly tokens: readonly number[]; readonly k: number }
   | { readonly op: "truncate"; readonly state: number; readonly length: number }
   | { readonly op: "reset"; readonly state: number }
-  | { readonly op: "disposeState"; readonly state: number };
+  | { readonly op: "disposeState"; readonly state: number }
+  | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string }
+  | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string };
 
 export type RequestOp = Request["op"];
 
@@ -49,6 +51,8 @@ export interface ReplyOf {
   truncate: { readonly length: number };
   reset: { readonly length: number };
   disposeState: Record<string, never>;
+  saveSnapshot: { readonly bytes: number };
+  loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
 }
 
 export interface WireError {
@@ -103,6 +107,9 @@ function isRequest(v: unknown): v is Request {
     case "reset":
     case "disposeState":
       return isInt(v.state);
+    case "saveSnapshot":
+    case "loadSnapshot":
+      return isInt(v.state) && typeof v.path === "string" && v.path.length > 0;
     default:
       return false;
   }
@@ -146,4 +153,6 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   truncate: (v): v is ReplyOf["truncate"] => isObject(v) && isInt(v.length),
   reset: (v): v is ReplyOf["reset"] => isObject(v) && isInt(v.length),
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
+  saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
+  loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
 };

@@ -80,6 +80,22 @@ export class ProxyKvState implements KvState {
     });
   }
 
+  saveSnapshot(path: string): Promise<number> {
+    return this.exclusive(async () => {
+      const remote = await this.ensureRemote();
+      return (await remote.process.request({ op: "saveSnapshot", state: remote.id, path })).bytes;
+    });
+  }
+
+  loadSnapshot(path: string): Promise<readonly number[]> {
+    return this.exclusive(async () => {
+      const remote = await this.ensureRemote();
+      const reply = await remote.process.request({ op: "loadSnapshot", state: remote.id, path });
+      this.known = reply.length;
+      return reply.tokens;
+    });
+  }
+
   /** The engine process died: the cache is gone. */
   lost(): void {
     this.remote = undefined;

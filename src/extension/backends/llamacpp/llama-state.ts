@@ -113,6 +113,19 @@ export class LlamaKvState implements KvState {
     return this.exclusive(() => this.sequence.clearHistory());
   }
 
+  /** KV snapshot: the sequence's state file (its tokens included). */
+  saveSnapshot(path: string): Promise<number> {
+    return this.exclusive(async () => (await this.sequence.saveStateToFile(path)).fileSize);
+  }
+
+  /** The caller checked that `path` was written for this model and context size (see KvState). */
+  loadSnapshot(path: string): Promise<readonly number[]> {
+    return this.exclusive(async () => {
+      await this.sequence.loadStateFromFile(path, { acceptRisk: true });
+      return [...this.sequence.contextTokens];
+    });
+  }
+
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
