@@ -22,6 +22,8 @@ function costOf(chip: ComposerChip): string {
       return "known";
     case "skipped":
       return chip.detail ?? "not sent";
+    case "removed":
+      return `closed · ${chip.tokens} tok`;
   }
 }
 
@@ -31,7 +33,9 @@ function titleOf(chip: ComposerChip): string {
       ? "already known to the model: costs nothing"
       : chip.state === "skipped"
         ? `not sent: ${chip.detail ?? "refused"}`
-        : chip.state === "diff"
+        : chip.state === "removed"
+          ? `no longer open: a one-line note tells the model (${chip.tokens} tokens); remove the chip to say nothing`
+          : chip.state === "diff"
           ? `changed since the model saw it: sent as a diff (${chip.tokens} tokens)`
           : `sent in full (${chip.tokens} tokens)`;
   const origin = chip.origin === "pinned" ? " · pinned" : chip.origin === "mention" ? " · mentioned" : "";
@@ -90,7 +94,7 @@ export class ComposerChips {
       title: titleOf(chip),
     });
     item.append(
-      icon(chip.state === "diff" ? "diff" : chip.state === "skipped" ? "circle-slash" : KIND_ICONS[chip.kind]),
+      icon(chip.state === "diff" ? "diff" : chip.state === "skipped" ? "circle-slash" : chip.state === "removed" ? "close" : KIND_ICONS[chip.kind]),
       el("span", { class: "chip-label" }, chip.label),
       el("span", { class: "chip-cost", "data-testid": "chip-cost" }, costOf(chip)),
     );
@@ -100,7 +104,7 @@ export class ComposerChips {
         this.post({ type: "pinChip", id: chip.id, pinned: !pinned }),
       ));
     }
-    if (chip.origin === "auto" && chip.kind === "file") {
+    if (chip.origin === "auto" && chip.kind === "file" && chip.state !== "removed") {
       item.append(this.action("eye-closed", "Stop attaching the active file in this chat", "chip-active-off", () => this.post({ type: "setActiveFile", on: false })));
     }
     item.append(this.action("close", chip.origin === "auto" ? "Remove from the next message" : "Remove", "chip-remove", () => this.remove(chip.id)));

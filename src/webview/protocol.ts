@@ -42,8 +42,11 @@ export interface ComposerChip {
   readonly id: string;
   readonly label: string;
   readonly kind: "file" | "selection" | "diagnostics" | "outline";
-  /** new: sent in full; diff: sent as changes; known: the model has it, costs nothing; skipped: refused (detail says why). */
-  readonly state: "new" | "diff" | "known" | "skipped";
+  /**
+   * new: sent in full; diff: sent as changes; known: the model has it, costs nothing; skipped:
+   * refused (detail says why); removed: no longer open, a one-line note tells the model.
+   */
+  readonly state: "new" | "diff" | "known" | "skipped" | "removed";
   readonly tokens: number;
   readonly detail?: string;
   /** Where it came from: the active editor (auto), an @-mention or a pin. */
@@ -252,7 +255,7 @@ function isComposerChip(value: unknown): value is ComposerChip {
     typeof value.id === "string" &&
     typeof value.label === "string" &&
     ["file", "selection", "diagnostics", "outline"].includes(value.kind as string) &&
-    ["new", "diff", "known", "skipped"].includes(value.state as string) &&
+    ["new", "diff", "known", "skipped", "removed"].includes(value.state as string) &&
     typeof value.tokens === "number" &&
     ["auto", "mention", "pinned"].includes(value.origin as string) &&
     typeof value.pinnable === "boolean"

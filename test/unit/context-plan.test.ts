@@ -171,3 +171,18 @@ describe("refused mentions", () => {
     }
   });
 });
+
+describe("removal notes are chips too", () => {
+  it("a closed active file shows as a removed chip; removing that chip sends no note", () => {
+    const ledger = new ContextLedger();
+    planContext(ledger, input([file("src/a.ts", body("a"))]), budget).delta.commit();
+    const next = planContext(ledger, input([file("src/b.ts", body("b"))]), budget);
+    assert.deepEqual(next.chips.map((c) => [c.id, c.state]), [["file:src/a.ts", "removed"], ["file:src/b.ts", "new"]]);
+    assert.match(next.delta.text, /\(src\/a\.ts is no longer in context\.\)/);
+    const chosen = planContext(ledger, input([file("src/b.ts", body("b"))], { chosen: new Set(["file:src/b.ts"]) }), budget);
+    assert.doesNotMatch(chosen.delta.text, /no longer in context/, "a note the chips did not show is not sent");
+    const aside = planContext(ledger, input([file("src/b.ts", body("b"))], { setAside: new Set(["file:src/a.ts"]) }), budget);
+    assert.doesNotMatch(aside.delta.text, /no longer in context/);
+    assert.deepEqual(aside.chips.map((c) => c.id), ["file:src/b.ts"]);
+  });
+});

@@ -43,8 +43,8 @@ export interface ContextEntry {
   readonly id: string;
   readonly label: string;
   readonly kind: ContextKind;
-  /** new: sent in full; diff: sent as changes; known: already in the model, costs nothing. */
-  readonly state: "new" | "diff" | "known" | "skipped";
+  /** new: sent in full; diff: sent as changes; known: already in the model, costs nothing; removed: a one-line note says it is gone. */
+  readonly state: "new" | "diff" | "known" | "skipped" | "removed";
   /** Tokens this item adds to the message (0 when known or skipped). */
   readonly tokens: number;
   readonly detail?: string;
@@ -77,6 +77,7 @@ interface Sent {
   readonly hash: string;
   readonly content: string;
   readonly label: string;
+  readonly kind: ContextKind;
   readonly origin: ContextOrigin;
   /** The model saw only a prefix: a diff against `content` would be wrong. */
   readonly truncated: boolean;
@@ -103,6 +104,11 @@ export class ContextLedger {
     return this.sent.size;
   }
 
+  /** Ids of everything the model holds. */
+  knownIds(): string[] {
+    return [...this.sent.keys()];
+  }
+
   /** Whether the model already holds this item (by id), e.g. to word a chip. */
   has(id: string): boolean {
     return this.sent.has(id);
@@ -124,6 +130,7 @@ export class ContextLedger {
       parts.push(note);
       used += budget.countTokens(note);
       chips.push({ label: previous.label, kind: "removed" });
+      entries.push({ id, label: previous.label, kind: previous.kind, state: "removed", tokens: budget.countTokens(note) });
       updates.set(id, undefined);
     }
 
@@ -160,8 +167,10 @@ export class ContextLedger {
       parts.push(rendered);
       used += tokens;
       chips.push({ label: item.label, kind, detail: limited.note });
-      entries.push({ id: item.id, label: item.label, kind: item.kind, state: kind === "diff" ? "diff" : "new", tokens, detail: limited.note });
-      updates.set(item.id, { hash, content: item.content, label: item.label, origin, truncated: limited.truncated });
+      // A changed item whose diff would not be shorter goes in full: say so on its chip.
+      const detail = limited.note ?? (previous && kind !== "diff" ? "changed, sent in full (shorter than its diff)" : undefined);
+      entries.push({ id: item.id, label: item.label, kind: item.kind, state: kind === "diff" ? "diff" : "new", tokens, detail });
+      updates.set(item.id, { hash, content: item.content, label: item.label, kind: item.kind, origin, truncated: limited.truncated });
     }
 
     const text = parts.length > 0 ? `Context from the workspace:\n\n${parts.join("\n\n")}` : "";

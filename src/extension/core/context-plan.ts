@@ -19,7 +19,7 @@ export interface PlannedChip {
   readonly id: string;
   readonly label: string;
   readonly kind: ContextKind;
-  readonly state: "new" | "diff" | "known" | "skipped";
+  readonly state: "new" | "diff" | "known" | "skipped" | "removed";
   readonly tokens: number;
   readonly detail?: string;
   readonly origin: ContextOrigin;
@@ -44,7 +44,8 @@ export function planContext(ledger: ContextLedger, input: ContextPlanInput, budg
   const included = (id: string) => !input.setAside.has(id) && (!input.chosen || input.chosen.has(id));
   const items = input.items.filter((item) => included(item.id));
   const refused = input.refused.filter((item) => included(item.id));
-  const retain = new Set([...input.items, ...input.refused].map((i) => i.id).filter((id) => !included(id)));
+  // Not reported as removed: what the user set aside, and (when sending) whatever the chips did not show.
+  const retain = new Set([...input.items.map((i) => i.id), ...input.refused.map((i) => i.id), ...ledger.knownIds()].filter((id) => !included(id)));
   const delta = ledger.delta(items, budget, {
     skipped: refused.map((r) => ({ label: r.label, kind: "skipped" as const, detail: r.reason })),
     retain,
@@ -65,7 +66,7 @@ export function planContext(ledger: ContextLedger, input: ContextPlanInput, budg
     chips.push({
       ...entry,
       origin: item?.origin ?? "auto",
-      pinnable: entry.kind === "file",
+      pinnable: entry.kind === "file" && entry.state !== "removed",
     });
   }
   return { chips, delta };

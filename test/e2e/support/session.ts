@@ -22,6 +22,8 @@ export interface E2ESession {
   readonly browser: Browser;
   readonly server: RunningCodeServer;
   readonly artifacts: string;
+  /** The workspace folder the workbench has open. */
+  readonly folder: string;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
     browser: opened,
     server,
     artifacts: join(paths.repo, "test-artifacts"),
+    folder,
     close: async () => {
       await opened.close();
       await server.stop();
