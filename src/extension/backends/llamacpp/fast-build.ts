@@ -4,14 +4,20 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { LLAMA_CPP_SDIST } from "../../llama-build/llama-cpp-source";
 import { buildRunsOnThisCpu } from "./cpu-signature";
 
 /**
  * The cmake options of our build. node-llama-cpp looks a local build up by its options,
  * so the loader asks for exactly these. OpenMP stays off: the patched addon attaches its
- * own persistent ggml threadpool instead.
+ * own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
+ * the llama.cpp source the build came from, so that a build from another source (such as
+ * the older one node-llama-cpp bundles) is never taken for ours.
  */
-export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = { GGML_OPENMP: "OFF" };
+export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
+  GGML_OPENMP: "OFF",
+  STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
+};
 
 export function isCompleteBuild(folder: string): boolean {
   return existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));

@@ -3,6 +3,7 @@
 
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
 import { cmakeOptionsToLoad } from "./fast-build";
+import { LLAMA_CPP_SDIST } from "../../llama-build/llama-cpp-source";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -28,7 +29,7 @@ let llamaPromise: Promise<{ module: NodeLlamaCppModule; llama: Llama }> | undefi
 
 /**
  * One llama.cpp runtime per process, never built at runtime: our local build with a
- * persistent threadpool when `npm run build:llama` made one (node-llama-cpp finds it by
+ * persistent threadpool and the newer llama.cpp source when `npm run build:llama` made one (node-llama-cpp finds it by
  * its cmake options), otherwise the CPU binary shipped with the package.
  */
 export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: Llama }> {
@@ -55,5 +56,7 @@ export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: 
 
 /** How the loaded binary was made, for the engine's details and the bench report. */
 export function describeLlamaBuild(llama: Llama): string {
-  return llama.buildType === "localBuild" ? "local build, persistent threadpool" : "prebuilt binary";
+  return llama.buildType === "localBuild"
+    ? `local build of llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool`
+    : "prebuilt binary";
 }
