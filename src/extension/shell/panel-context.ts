@@ -13,7 +13,7 @@ import { ContextChoices, MENTION_KEYWORDS } from "./context/context-choices";
 import { gatherContext } from "./context/gather-context";
 import { mentionOptions } from "./context/mention-options";
 import type { WorkspaceFileIndex } from "./context/workspace-files";
-import { selectionItem } from "./context-sources";
+import { isContextScheme, selectionItem } from "./context-sources";
 import { Disposable } from "./disposable";
 import { readSettings } from "./settings";
 
@@ -50,8 +50,9 @@ export class PanelContext extends Disposable {
     super();
     const later = () => this.scheduleRefresh();
     this.own(vscode.window.onDidChangeActiveTextEditor(later));
-    this.own(vscode.window.onDidChangeTextEditorSelection(later));
-    this.own(vscode.workspace.onDidChangeTextDocument(later));
+    // Output channels (our own log among them) are documents too: only workspace files count.
+    this.own(vscode.window.onDidChangeTextEditorSelection((e) => isContextScheme(e.textEditor.document.uri) && later()));
+    this.own(vscode.workspace.onDidChangeTextDocument((e) => isContextScheme(e.document.uri) && later()));
     this.own(vscode.languages.onDidChangeDiagnostics(later));
     this.own(deps.panel.onDidChangeViewState(later));
     this.own(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("statefulChat.context") && later()));
