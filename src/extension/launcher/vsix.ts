@@ -27,9 +27,10 @@ export async function packageVsix(repo: string, out: string, log: (line: string)
   log(`Packaging ${out}…`);
   const vsce = join(repo, "node_modules", "@vscode", "vsce", "vsce");
   if (!existsSync(vsce)) throw new Error(`${vsce} is missing: run npm ci first`);
-  await runCommand(process.execPath, [vsce, "package", "--target", vsceTarget(), "--dependencies", "--allow-missing-repository", "--skip-license", "--out", out], {
-    cwd: repo,
-  });
+  // The VSIX is installed locally, never published, so it has no repository URL to rewrite
+  // the README's relative links (benchmark tables and plots) against; vsce would refuse them.
+  const flags = ["--dependencies", "--allow-missing-repository", "--skip-license", "--no-rewrite-relative-links"];
+  await runCommand(process.execPath, [vsce, "package", "--target", vsceTarget(), ...flags, "--out", out], { cwd: repo });
   return { path: out, bytes: statSync(out).size };
 }
 
