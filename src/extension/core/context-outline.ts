@@ -54,7 +54,8 @@ export function workspaceOutline(paths: readonly string[], maxTokens: number, co
       const out: string[] = [];
       render(root, 0, depth, maxEntries, out);
       const text = out.join("\n");
-      if (count(text) <= maxTokens) {
+      // No tokenizer packs more than ~8 characters per token: skip counting what cannot fit.
+      if (text.length <= maxTokens * 8 && count(text) <= maxTokens) {
         best = text;
         break;
       }

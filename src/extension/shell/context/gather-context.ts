@@ -4,7 +4,6 @@
 
 import * as vscode from "vscode";
 import type { ContextItem, ContextOrigin } from "../../core/context-delta";
-import { workspaceOutline } from "../../core/context-outline";
 import type { RefusedItem } from "../../core/context-plan";
 import {
   documentItem,
@@ -74,7 +73,7 @@ async function mentionItems(mention: Mention, options: GatherOptions): Promise<A
           return [{ item: { id: "diagnostics:workspace", kind: "diagnostics", label: "Problems in the workspace", content, origin: "mention" } }];
         }
         case "workspace": {
-          const outline = workspaceOutline(await options.files.paths(), options.maxTokensPerItem, options.countTokens);
+          const outline = await options.files.outline(options.maxTokensPerItem, options.countTokens);
           return [{ item: { id: "outline", kind: "outline", label: "Workspace outline", content: outline, origin: "mention" } }];
         }
         case "open": {

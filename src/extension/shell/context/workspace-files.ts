@@ -4,6 +4,7 @@
 // keystroke ranks an in-memory list instead of searching the disk.
 
 import * as vscode from "vscode";
+import { workspaceOutline } from "../../core/context-outline";
 import { PathIndex } from "../../core/context-ranking";
 import { relativeLabel } from "../context-sources";
 import { forgetGitignores, gitignoreOf } from "./file-checks";
@@ -14,6 +15,7 @@ export const MAX_INDEXED_FILES = 50_000;
 export class WorkspaceFileIndex implements vscode.Disposable {
   private files: Promise<Map<string, vscode.Uri>> | undefined;
   private ranking: { files: Map<string, vscode.Uri>; index: PathIndex } | undefined;
+  private outlined: { files: Map<string, vscode.Uri>; maxTokens: number; text: string } | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor() {
@@ -46,6 +48,15 @@ export class WorkspaceFileIndex implements vscode.Disposable {
     const files = await this.load();
     if (this.ranking?.files !== files) this.ranking = { files, index: new PathIndex([...files.keys()]) };
     return this.ranking.index.rank(query, limit).map((r) => r.path);
+  }
+
+  /** The @workspace folder tree within `maxTokens`, kept until the file list changes (chips recompute often). */
+  async outline(maxTokens: number, count: (text: string) => number): Promise<string> {
+    const files = await this.load();
+    if (this.outlined?.files !== files || this.outlined.maxTokens !== maxTokens) {
+      this.outlined = { files, maxTokens, text: workspaceOutline([...files.keys()], maxTokens, count) };
+    }
+    return this.outlined.text;
   }
 
   private load(): Promise<Map<string, vscode.Uri>> {
