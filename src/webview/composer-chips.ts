@@ -15,7 +15,8 @@ const KIND_ICONS: Record<ComposerChip["kind"], string> = {
 function costOf(chip: ComposerChip): string {
   switch (chip.state) {
     case "new":
-      return `${chip.tokens} tok`;
+      // e.g. "truncated" or "lines 120-180 around the cursor": the user should see it was cut.
+      return chip.detail ? `${chip.tokens} tok · ${chip.detail}` : `${chip.tokens} tok`;
     case "diff":
       return `diff · ${chip.tokens} tok`;
     case "known":

@@ -122,6 +122,11 @@ describe("webview composer context", () => {
     assert.deepEqual(await of("stop"), [], "Escape closed the list, it did not stop anything");
   });
 
+  it("says on the chip when a file was cut to its budget", async () => {
+    await chat.push({ type: "composerContext", activeFileOff: false, chips: [chip("file:big.ts", { tokens: 512, detail: "lines 120-180 around the cursor" })] });
+    assert.equal(await chat.page.getByTestId("chip-cost").textContent(), "512 tok · lines 120-180 around the cursor");
+  });
+
   it("ignores malformed composer context from the host", async () => {
     await chat.push({ type: "composerContext", activeFileOff: false, chips: [chip("file:a.ts")] });
     await chat.push({ type: "composerContext", chips: "nope" }, { type: "composerContext", activeFileOff: false, chips: [{ id: 1 }] });

@@ -168,7 +168,7 @@ export class ContextLedger {
       used += tokens;
       chips.push({ label: item.label, kind, detail: limited.note });
       // A changed item whose diff would not be shorter goes in full: say so on its chip.
-      const detail = limited.note ?? (previous && kind !== "diff" ? "changed, sent in full (shorter than its diff)" : undefined);
+      const detail = limited.note ?? (previous && kind !== "diff" ? "changed, sent in full" : undefined);
       entries.push({ id: item.id, label: item.label, kind: item.kind, state: kind === "diff" ? "diff" : "new", tokens, detail });
       updates.set(item.id, { hash, content: item.content, label: item.label, kind: item.kind, origin, truncated: limited.truncated });
     }
