@@ -18,7 +18,10 @@ export function validStats(value: unknown): TurnStatsView | undefined {
     ...(isCount(value.thinkingTokens) ? { thinkingTokens: value.thinkingTokens } : {}),
   };
   const stats = Object.fromEntries(STAT_NUMBERS.map((key) => [key, value[key]])) as Record<(typeof STAT_NUMBERS)[number], number>;
-  return { ...stats, restored: value.restored === true, ...counts };
+  const resumed = isRecord(value.resumed) && (value.resumed.from === "snapshot" || value.resumed.from === "reprefill") && isCount(value.resumed.tokens)
+    ? { resumed: { from: value.resumed.from as "snapshot" | "reprefill", tokens: value.resumed.tokens } }
+    : {};
+  return { ...stats, restored: value.restored === true, ...counts, ...resumed };
 }
 
 function isCount(value: unknown): value is number {

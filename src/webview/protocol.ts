@@ -18,6 +18,8 @@ export interface TurnStatsView {
   readonly rewound?: number;
   /** Reply tokens spent inside the reasoning markers. */
   readonly thinkingTokens?: number;
+  /** First turn after a restore or an engine restart: the KV cache came from a snapshot, or the conversation was re-prefilled. */
+  readonly resumed?: { readonly from: "snapshot" | "reprefill"; readonly tokens: number };
 }
 
 /** The model's reasoning markers (`<think>` … `</think>` unless its template names others). */

@@ -14,7 +14,8 @@ export function formatStats(stats: TurnStatsView): string {
     `${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
     `context ${contextPercent(stats)}%`,
   ];
-  if (stats.restored) parts.push("restored");
+  if (stats.resumed) parts.push(stats.resumed.from === "snapshot" ? "restored from snapshot" : `re-prefilled ${integer.format(stats.resumed.tokens)} tokens`);
+  else if (stats.restored) parts.push("restored");
   return parts.join(" · ");
 }
 
@@ -40,6 +41,8 @@ export function statsTooltip(stats: TurnStatsView): string {
     `Time to first token: ${stats.ttftMs} ms`,
     `Reply: ${stats.replyTokens} tokens at ${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
     `Context: ${stats.position} / ${stats.capacity} tokens`,
-    ...(stats.restored ? ["State restored from disk"] : []),
+    ...(stats.resumed?.from === "snapshot" ? [`KV cache restored from a snapshot: ${stats.resumed.tokens} tokens not re-prefilled`] : []),
+    ...(stats.resumed?.from === "reprefill" ? [`Conversation re-prefilled after a restore or engine restart: ${stats.resumed.tokens} tokens`] : []),
+    ...(stats.restored && !stats.resumed ? ["State restored from disk"] : []),
   ].join("\n");
 }

@@ -64,10 +64,13 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
     return this.current.alive ? this.current.pid : undefined;
   }
 
+  /**
+   * The remote state is created on first use (as after a crash): opening a chat never
+   * waits on, or fails with, an engine process that is restarting.
+   */
   async createState(): Promise<KvState> {
-    const process = await this.process();
-    const created = await process.request({ op: "createState" });
-    const state = new ProxyKvState(this, created.capacity, { id: created.state, process });
+    if (this.disposed) throw new DisposedError("Engine");
+    const state = new ProxyKvState(this, this.info.capacity, undefined);
     this.states.add(state);
     return state;
   }

@@ -24,6 +24,7 @@ import { Disposable } from "./disposable";
 import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
 import { crashNotice, lastFailedMessage, modelKeyOf, safePreview } from "./panel-helpers";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
+import type { PanelSnapshots } from "./panel-snapshots";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
 import { readSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
@@ -37,6 +38,7 @@ export const CHAT_VIEW_TYPE = "statefulChat.chat";
 export interface PanelDeps {
   readonly context: vscode.ExtensionContext;
   readonly registry: EngineRegistry;
+  readonly snapshots: PanelSnapshots;
   readonly store: TranscriptStore;
   readonly log: vscode.LogOutputChannel;
   readonly lastTextEditor: () => vscode.TextEditor | undefined;
@@ -172,6 +174,7 @@ export class ChatPanel extends Disposable {
       );
       this.lastStats = stats;
       input.commit();
+      this.deps.snapshots.saveAfterTurn(this.id, session);
       if (reply) this.finishEntry(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {
@@ -200,6 +203,7 @@ export class ChatPanel extends Disposable {
     this.panel.title = "Stateful Chat";
     this.save();
     this.context.clear();
+    this.deps.snapshots.forget(this.id);
     if (this.session && this.modelKey !== modelKeyOf(readSettings())) {
       // The model setting changed since this panel loaded its model: switch on reset.
       await this.closeSession();
@@ -247,7 +251,7 @@ export class ChatPanel extends Disposable {
       this.lease = lease;
       const session = await ChatSession.create(lease.loaded.engine, { turn: settings.turn });
       const messages = conversationOf(this.entries);
-      if (messages.length > 0) await session.restore(messages);
+      if (messages.length > 0) await this.deps.snapshots.resume(this.id, session, messages);
       this.session = session;
       this.model = modelView(session, lease.loaded.notice);
       this.post({ type: "model", state: "ready", model: this.model });

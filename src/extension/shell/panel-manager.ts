@@ -3,7 +3,11 @@
 
 import * as vscode from "vscode";
 import { ChatPanel, CHAT_VIEW_TYPE, type PanelDeps } from "./chat-panel";
+import { join } from "node:path";
+import { SnapshotStore } from "../snapshots/snapshot-store";
 import type { EngineRegistry } from "./engine-registry";
+import { PanelSnapshots } from "./panel-snapshots";
+import { readSnapshotBudgetBytes } from "./settings";
 import type { SavedTranscript, TranscriptStore } from "./transcript-store";
 
 const OPEN_PANELS_KEY = "statefulChat.openPanels";
@@ -13,6 +17,8 @@ export class PanelManager implements vscode.Disposable {
   private lastActive: ChatPanel | undefined;
   private lastTextEditor: vscode.TextEditor | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** KV snapshots of the chats, under the extension's global storage. */
+  readonly snapshots: PanelSnapshots;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -21,6 +27,7 @@ export class PanelManager implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.lastTextEditor = vscode.window.activeTextEditor;
+    this.snapshots = new PanelSnapshots(new SnapshotStore(join(context.globalStorageUri.fsPath, "kv-snapshots"), readSnapshotBudgetBytes), log);
     this.subscriptions.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (editor) this.lastTextEditor = editor;
@@ -49,6 +56,12 @@ export class PanelManager implements vscode.Disposable {
     return this.track(ChatPanel.create(this.deps()));
   }
 
+  /** Opens a chat again by id, the way the serializer revives it after a window reload (tests use it). */
+  async reopen(id: string): Promise<ChatPanel> {
+    const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, "Stateful Chat", vscode.ViewColumn.Active);
+    return this.track(await ChatPanel.revive(panel, id, this.deps()));
+  }
+
   async openTranscript(saved: SavedTranscript): Promise<ChatPanel> {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, saved.title, vscode.ViewColumn.Active);
     return this.track(await ChatPanel.revive(panel, undefined, this.deps(), saved));
@@ -58,11 +71,13 @@ export class PanelManager implements vscode.Disposable {
     return {
       context: this.context,
       registry: this.registry,
+      snapshots: this.snapshots,
       store: this.store,
       log: this.log,
       lastTextEditor: () => this.lastTextEditor,
       onDidDispose: (panel) => {
         this.panels.delete(panel);
+        this.snapshots.forgetLater(panel.id);
         if (this.lastActive === panel) this.lastActive = undefined;
         this.rememberOpenPanels();
         this.updateContextKeys();
@@ -103,6 +118,7 @@ export class PanelManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.snapshots.dispose();
     for (const d of this.subscriptions.splice(0)) d.dispose();
   }
 }

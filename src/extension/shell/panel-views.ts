@@ -17,6 +17,7 @@ export function statsView(stats: TurnStats): TurnStatsView {
     restored: stats.restored,
     rewound: stats.rewound,
     thinkingTokens: stats.thinkingTokens,
+    resumed: stats.resumed,
   };
 }
 

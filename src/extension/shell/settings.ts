@@ -41,6 +41,12 @@ export function readSettings(): ChatSettings {
   };
 }
 
+/** `statefulChat.kvSnapshots.maxDiskMB` in bytes (0: no snapshots). */
+export function readSnapshotBudgetBytes(): number {
+  const megabytes = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>("kvSnapshots.maxDiskMB", 2048);
+  return Math.max(0, megabytes) * 1024 * 1024;
+}
+
 export async function writeModelPath(path: string): Promise<void> {
   await vscode.workspace.getConfiguration(SETTINGS_SECTION).update("modelPath", path, vscode.ConfigurationTarget.Global);
 }

@@ -37,47 +37,45 @@ export class SnapshotStore {
   }
 
   /**
-   * Save the chat's cache and conversation (queued behind its running turn). Returns the
-   * meta written, or undefined when there was nothing to save or the backend cannot.
+   * Save the chat's cache and conversation. Queued on the chat at once (behind its running
+   * turn, before anything sent later), so closing the chat right after a turn still saves.
+   * Returns the meta written, or undefined when there was nothing to save or the backend cannot.
    */
-  save(id: string, chat: ChatSession): Promise<SnapshotMeta | undefined> {
-    if (this.budgetBytes() <= 0) return Promise.resolve(undefined);
-    return this.chain(id, async () => {
-      const info = chat.engine.info;
-      const model = await modelIdentity(info.modelPath);
-      const { cache, meta } = this.files(id);
-      await mkdir(this.root, { recursive: true });
+  async save(id: string, chat: ChatSession): Promise<SnapshotMeta | undefined> {
+    if (this.budgetBytes() <= 0) return undefined;
+    const info = chat.engine.info;
+    const { cache, meta } = this.files(id);
+    const written = await chat.saveSnapshot(async (conversation, writeCache) => {
       const tempCache = `${cache}.${randomUUID()}.tmp`;
       const tempMeta = `${meta}.${randomUUID()}.tmp`;
       try {
-        const written = await chat.saveSnapshot(async (conversation, writeCache) => {
-          const bytes = await writeCache(tempCache);
-          if (bytes === undefined) return undefined;
-          const tokens = ledgerOf(conversation);
-          const description: SnapshotMeta = {
-            version: 1,
-            id,
-            savedAt: new Date().toISOString(),
-            backend: info.backend,
-            model,
-            contextSize: info.capacity,
-            ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
-            cacheBytes: (await stat(tempCache)).size,
-            conversation,
-          };
-          return description;
-        });
-        if (!written) return undefined;
-        await writeFile(tempMeta, JSON.stringify(written), "utf8");
+        await mkdir(this.root, { recursive: true });
+        const bytes = await writeCache(tempCache);
+        if (bytes === undefined) return undefined;
+        const tokens = ledgerOf(conversation);
+        const description: SnapshotMeta = {
+          version: 1,
+          id,
+          savedAt: new Date().toISOString(),
+          backend: info.backend,
+          model: await modelIdentity(info.modelPath),
+          contextSize: info.capacity,
+          ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
+          cacheBytes: (await stat(tempCache)).size,
+          conversation,
+        };
+        await writeFile(tempMeta, JSON.stringify(description), "utf8");
+        // Cache first, description last: a description always names a complete cache file.
         await rename(tempCache, cache);
         await rename(tempMeta, meta);
-        await this.enforceBudget(id);
-        return written;
+        return description;
       } finally {
         await rm(tempCache, { force: true });
         await rm(tempMeta, { force: true });
       }
     });
+    if (written) await this.chain(id, () => this.enforceBudget(id));
+    return written;
   }
 
   /**
@@ -97,6 +95,11 @@ export class SnapshotStore {
       await this.removeFiles(id);
       return { kind: "conversation", reason: "the cache file did not hold the conversation" };
     });
+  }
+
+  /** Whether a chat has a snapshot on disk (its description; it is validated only on restore). */
+  async has(id: string): Promise<boolean> {
+    return stat(this.files(id).meta).then(() => true, () => false);
   }
 
   /** Forget a chat's snapshot (Reset Conversation, a chat closed for good). */

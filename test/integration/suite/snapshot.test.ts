@@ -1,0 +1,85 @@
+// KV snapshots in the real extension host: a 10-turn chat closed and revived by id (as the
+// serializer revives it after a window reload, with a fresh engine process) resumes from its
+// snapshot. Its first new turn prefills only the new tokens (cached == the position before
+// the reload), says "restored from snapshot", and answers as a chat never reloaded (greedy).
+// Reset Conversation deletes the snapshot: a revive after it re-prefills.
+
+import * as assert from "node:assert/strict";
+import { after, afterEach, describe, it } from "mocha";
+import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import { api, closeAllPanels, newChat, turn, waitFor } from "./helpers";
+
+const QUESTIONS = [
+  "My name is Ada.",
+  "What is 2 + 2?",
+  "Name a fruit.",
+  "Say hello in French.",
+  "What colour is the sky?",
+  "Name a planet.",
+  "What is a CPU?",
+  "Say yes.",
+  "Name a prime number.",
+  "What is Python?",
+];
+const NEXT = "What is my name?";
+
+async function tenTurns(panel: TestingPanel): Promise<void> {
+  for (const text of QUESTIONS) await turn(panel, text);
+}
+
+/** Closes the chat (its engine process goes with the last panel) and revives it by id. */
+async function reload(panel: TestingPanel): Promise<TestingPanel> {
+  const testing = await api();
+  const entries = panel.transcript.length;
+  assert.ok(await poll(async () => (await testing.savedTranscript(panel.id))?.entries.length === entries), "the transcript was saved");
+  panel.close();
+  await waitFor("the model freed", () => testing.loadedEngines() === 0, 30_000);
+  return testing.reopen(panel.id);
+}
+
+describe("KV snapshots", () => {
+  afterEach(closeAllPanels);
+  after(closeAllPanels);
+
+  it("a 10-turn chat revived after a reload continues from its snapshot, as if never reloaded", async () => {
+    await closeAllPanels();
+    const reference = await newChat();
+    await tenTurns(reference);
+    const expected = await turn(reference, NEXT);
+    reference.close();
+
+    const panel = await newChat();
+    await tenTurns(panel);
+    const position = panel.position;
+    const revived = await reload(panel);
+    const stats = await turn(revived, NEXT);
+    assert.deepEqual((await api()).snapshotOutcome(panel.id), { kind: "snapshot", tokens: position });
+    assert.equal(stats.cached, position, "cached == the restored position");
+    assert.deepEqual(stats.resumed, { from: "snapshot", tokens: position });
+    assert.equal(stats.prefilled, expected.prefilled, "only the new turn was prefilled");
+    assert.equal(stats.reply, expected.reply, "the same reply as the chat that was never reloaded (greedy)");
+    assert.equal(revived.transcript.at(-1)?.stats?.resumed?.from, "snapshot", "the status line says so");
+  });
+
+  it("Reset Conversation deletes the snapshot, and so does closing the chat for good", async () => {
+    const testing = await api();
+    const panel = await newChat();
+    await turn(panel, "My name is Ada.");
+    assert.ok(await poll(() => testing.hasSnapshot(panel.id)), "saved after the turn");
+    await panel.reset();
+    assert.ok(await poll(async () => !(await testing.hasSnapshot(panel.id))), "deleted by the reset");
+    await turn(panel, "Name a fruit.");
+    assert.ok(await poll(() => testing.hasSnapshot(panel.id)), "saved after the next turn");
+    panel.close();
+    assert.ok(await poll(async () => !(await testing.hasSnapshot(panel.id))), "deleted once the chat was closed");
+  });
+});
+
+/** Polls an asynchronous check (no timing assertion: a generous cap only). */
+async function poll(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
