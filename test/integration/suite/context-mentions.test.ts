@@ -1,0 +1,57 @@
+// Mentions and context commands in the real extension host: Add File to Chat and Ask About
+// Selection attach what they say; mentions of a secrets file, a binary file and a file
+// deleted before sending are refused with their reasons on the sent message's chips.
+
+import * as assert from "node:assert/strict";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, it } from "mocha";
+import * as vscode from "vscode";
+import { closeAllPanels, newChat, turn } from "./helpers";
+
+function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, "the test workbench opens a folder");
+  return folder.uri.fsPath;
+}
+
+describe("mentions and context commands", () => {
+  afterEach(closeAllPanels);
+
+  it("refuses secrets, binary and deleted files with a reason; Add File to Chat attaches a file", async () => {
+    const root = workspaceRoot();
+    writeFileSync(join(root, ".env"), "TOKEN=abc\n");
+    writeFileSync(join(root, "data.bin"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]));
+    writeFileSync(join(root, "gone.ts"), "export const gone = true;\n");
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    const panel = await newChat();
+    for (const value of [".env", "data.bin", "gone.ts"]) panel.receive({ type: "addMention", value });
+    rmSync(join(root, "gone.ts"));
+    await vscode.commands.executeCommand("statefulChat.addFileToChat", vscode.Uri.file(join(root, "hello.ts")));
+    await turn(panel, "What do these files hold?");
+    const chips = panel.transcript.find((e) => e.role === "user")?.chips ?? [];
+    const byLabel = new Map(chips.map((c) => [c.label, c]));
+    assert.deepEqual(byLabel.get(".env"), { label: ".env", kind: "skipped", detail: "looks like a secrets file" });
+    assert.deepEqual(byLabel.get("data.bin"), { label: "data.bin", kind: "skipped", detail: "binary file" });
+    assert.deepEqual(byLabel.get("gone.ts"), { label: "gone.ts", kind: "skipped", detail: "file no longer exists" });
+    assert.equal(byLabel.get("hello.ts")?.kind, "file", JSON.stringify(chips));
+    rmSync(join(root, ".env"));
+    rmSync(join(root, "data.bin"));
+  });
+
+  it("Ask About Selection attaches the selection to the chat", async () => {
+    const root = workspaceRoot();
+    const panel = await newChat();
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(join(root, "shapes.ts")));
+    editor.selection = new vscode.Selection(1, 0, 3, 0);
+    await vscode.commands.executeCommand("statefulChat.askAboutSelection");
+    // The selection is kept even when the editor's selection moves on before sending.
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await turn(panel, "Explain the selection.");
+    const chips = panel.transcript.find((e) => e.role === "user")?.chips ?? [];
+    assert.ok(
+      chips.some((c) => c.kind === "selection" && c.label === "Selection in shapes.ts (lines 2-4)"),
+      JSON.stringify(chips),
+    );
+  });
+});
