@@ -3,7 +3,7 @@
 // deleted before sending are refused with their reasons on the sent message's chips.
 
 import * as assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
@@ -53,5 +53,35 @@ describe("mentions and context commands", () => {
       chips.some((c) => c.kind === "selection" && c.label === "Selection in shapes.ts (lines 2-4)"),
       JSON.stringify(chips),
     );
+  });
+
+  it("a pinned file is re-checked every turn (changes as diffs) until unpinned; @workspace and @problems attach", async () => {
+    const root = workspaceRoot();
+    const shapes = join(root, "shapes.ts");
+    const original = readFileSync(shapes, "utf8");
+    try {
+      const panel = await newChat();
+      panel.receive({ type: "setActiveFile", on: false });
+      panel.receive({ type: "pinChip", id: "file:shapes.ts", pinned: true });
+      const chipsOf = (n: number) => panel.transcript.filter((e) => e.role === "user")[n]?.chips ?? [];
+      await turn(panel, "Remember this file.");
+      assert.ok(chipsOf(0).some((c) => c.label === "shapes.ts" && c.kind === "file"), JSON.stringify(chipsOf(0)));
+      await turn(panel, "Anything else?");
+      assert.ok(!chipsOf(1).some((c) => c.label === "shapes.ts"), "unchanged: not sent again");
+      appendFileSync(shapes, "export const pinnedEdit = 1;\n");
+      await turn(panel, "And now?");
+      assert.ok(chipsOf(2).some((c) => c.label === "shapes.ts" && c.kind === "diff"), JSON.stringify(chipsOf(2)));
+      panel.receive({ type: "removeChip", id: "file:shapes.ts" });
+      appendFileSync(shapes, "export const afterUnpin = 2;\n");
+      panel.receive({ type: "addMention", value: "workspace" });
+      panel.receive({ type: "addMention", value: "problems" });
+      await turn(panel, "What is in the workspace?");
+      const last = chipsOf(3);
+      assert.ok(!last.some((c) => c.label === "shapes.ts"), `unpinned: not re-checked ${JSON.stringify(last)}`);
+      assert.ok(last.some((c) => c.kind === "outline" && c.label === "Workspace outline"), JSON.stringify(last));
+      assert.ok(last.some((c) => c.kind === "diagnostics" && c.label === "Problems in the workspace"), JSON.stringify(last));
+    } finally {
+      writeFileSync(shapes, original);
+    }
   });
 });
