@@ -5,16 +5,19 @@
 import { ComposerChips } from "./composer-chips";
 import { el, iconButton } from "./dom";
 import { MentionList } from "./mention-list";
-import { applyMention, mentionQueryAt, type MentionQuery } from "./mention-query";
+import { applyMention, mentionQueryAt, parseMentions, type MentionQuery } from "./mention-query";
 import type { ComposerChip, MentionOption, WebviewToHost } from "./protocol";
 
 const MAX_TEXTAREA_PX = 240;
+/** The chip ids the @-keywords produce (see the host's context choices). */
+const KEYWORD_IDS: Readonly<Record<string, string>> = { problems: "diagnostics:workspace", workspace: "outline", selection: "selection" };
 
 export class Composer {
   readonly element: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly stopButton: HTMLButtonElement;
   private readonly queued: HTMLElement;
+  private readonly unattached: HTMLElement;
   private busy = false;
   readonly chips: ComposerChips;
   private readonly mentions: MentionList;
@@ -38,6 +41,7 @@ export class Composer {
     this.stopButton = iconButton("debug-stop", "Stop (Escape)", "stop");
     this.stopButton.classList.add("stop-button");
     this.queued = el("span", { class: "queued", "aria-live": "polite" });
+    this.unattached = el("span", { class: "unattached", "data-testid": "unattached-mentions", "aria-live": "polite" });
 
     this.input.addEventListener("keydown", (event) => this.onKeyDown(event));
     this.chips = new ComposerChips(post);
@@ -46,6 +50,7 @@ export class Composer {
       this.autosize();
       this.onDraftChange(this.input.value);
       this.updateMention();
+      this.noteUnattached();
     });
     this.input.addEventListener("click", () => this.updateMention());
     this.input.addEventListener("blur", () => this.closeMentions());
@@ -58,7 +63,7 @@ export class Composer {
       this.chips.element,
       this.mentions.element,
       el("div", { class: "composer-box" }, this.input, el("div", { class: "composer-actions" }, this.stopButton, send)),
-      el("div", { class: "composer-footer" }, this.queued, el("span", { class: "composer-hint" }, "Enter to send · Shift+Enter for a new line")),
+      el("div", { class: "composer-footer" }, this.queued, this.unattached, el("span", { class: "composer-hint" }, "Enter to send · Shift+Enter for a new line")),
     );
     this.setBusy(false, 0);
     requestAnimationFrame(() => this.autosize());
@@ -77,6 +82,22 @@ export class Composer {
 
   showContext(chips: readonly ComposerChip[], activeFileOff: boolean): void {
     this.chips.show(chips, activeFileOff);
+    this.noteUnattached();
+  }
+
+  /**
+   * A mention typed out instead of picked from the list attaches nothing (only chips are
+   * sent): say so under the input rather than let the user believe the file went along.
+   */
+  private noteUnattached(): void {
+    const ids = new Set(this.chips.ids() ?? []);
+    const attached = (value: string) =>
+      ids.has(`file:${value}`) || ids.has(KEYWORD_IDS[value] ?? "") || (value === "open" && [...ids].some((id) => id.startsWith("file:")));
+    const caret = this.input.selectionStart ?? this.input.value.length;
+    // The mention being typed is not finished yet: no warning for it.
+    const typing = mentionQueryAt(this.input.value, caret)?.query;
+    const missing = parseMentions(this.input.value).filter((value) => value !== typing && !attached(value));
+    this.unattached.textContent = missing.length > 0 ? `Not attached: ${missing.map((m) => `@${m}`).join(", ")} (pick from the @ list)` : "";
   }
 
   /** The host's completions; answers to an older query (the user typed on) are dropped. */

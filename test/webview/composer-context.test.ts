@@ -127,6 +127,19 @@ describe("webview composer context", () => {
     assert.equal(await chat.page.getByTestId("chip-cost").textContent(), "512 tok · lines 120-180 around the cursor");
   });
 
+  it("warns under the input about a mention that was typed out instead of picked", async () => {
+    await chat.push({ type: "composerContext", activeFileOff: false, chips: [chip("file:src/a.ts", { origin: "mention" })] });
+    const composer = chat.page.getByTestId("composer");
+    await composer.click();
+    await composer.pressSequentially("compare @src/a.ts with @src/b.ts");
+    const note = chat.page.getByTestId("unattached-mentions");
+    assert.equal(await note.textContent(), "", "no warning for the mention still being typed");
+    await composer.pressSequentially(" please");
+    assert.equal(await note.textContent(), "Not attached: @src/b.ts (pick from the @ list)");
+    await chat.push({ type: "composerContext", activeFileOff: false, chips: [chip("file:src/a.ts", { origin: "mention" }), chip("file:src/b.ts", { origin: "mention" })] });
+    assert.equal(await note.textContent(), "");
+  });
+
   it("ignores malformed composer context from the host", async () => {
     await chat.push({ type: "composerContext", activeFileOff: false, chips: [chip("file:a.ts")] });
     await chat.push({ type: "composerContext", chips: "nope" }, { type: "composerContext", activeFileOff: false, chips: [{ id: 1 }] });
