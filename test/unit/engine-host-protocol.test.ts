@@ -27,6 +27,8 @@ it("accepts well-formed requests", () => {
   });
   assert.ok(parseToEngine({ id: 2, request: { op: "load", load: { modelPath: "/m.gguf", backend: "auto", threads: 1 } } }));
   assert.ok(parseToEngine({ id: 3, request: { op: "truncate", state: 1, length: 0 } }));
+  assert.ok(parseToEngine({ id: 4, request: { op: "saveSnapshot", state: 1, path: "/s/a.kv.tmp", tokens: [1, 2] } }));
+  assert.ok(parseToEngine({ id: 5, request: { op: "loadSnapshot", state: 1, path: "/s/a.kv" } }));
 });
 
 it("refuses malformed requests", () => {
@@ -38,6 +40,8 @@ it("refuses malformed requests", () => {
     { id: 1, request: { op: "load", load: { modelPath: "/m", backend: "cuda" } } },
     { id: 1, request: { op: "eval", code: "process.exit()" } },
     { id: 1, request: { op: "truncate", state: 1 } },
+    { id: 1, request: { op: "saveSnapshot", state: 1, path: "/s/a.kv" } },
+    { id: 1, request: { op: "loadSnapshot", state: 1, path: "" } },
   ]) {
     assert.equal(parseToEngine(bad), undefined, JSON.stringify(bad));
   }

@@ -70,9 +70,11 @@ export interface KvState {
   reset(): Promise<void>;
   /**
    * Optional: write the cache to `path` (a backend-specific file) and return its size in
-   * bytes. Callers write to a temporary path and rename it (snapshots are atomic).
+   * bytes. `tokens` are the tokens it holds (the ledger): a backend whose state does not
+   * record them stores them in the file, so loadSnapshot can return them. Callers write to
+   * a temporary path and rename it (snapshots are atomic).
    */
-  saveSnapshot?(path: string): Promise<number>;
+  saveSnapshot?(path: string, tokens: readonly number[]): Promise<number>;
   /**
    * Optional: replace the cache with the one saved at `path` and return the tokens it holds.
    * Only for files this backend wrote for the same model and context size (a mismatched

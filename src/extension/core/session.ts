@@ -209,7 +209,7 @@ export class Session {
   async saveSnapshot(path: string): Promise<number | undefined> {
     this.assertUsable();
     const saveable = this.state.saveSnapshot && this.position > 0 && this.ledger.evaluated === this.position && this.state.length === this.position;
-    return saveable ? this.state.saveSnapshot!(path) : undefined;
+    return saveable ? this.state.saveSnapshot!(path, this.ledger.tokens) : undefined;
   }
 
   /**

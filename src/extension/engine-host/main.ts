@@ -71,7 +71,7 @@ async function handle(request: Request): Promise<unknown> {
     case "saveSnapshot": {
       const state = stateOf(request.state);
       if (!state.saveSnapshot) throw new EngineFailedError("this backend cannot save KV snapshots");
-      return { bytes: await state.saveSnapshot(request.path) };
+      return { bytes: await state.saveSnapshot(request.path, request.tokens) };
     }
     case "loadSnapshot": {
       const state = stateOf(request.state);

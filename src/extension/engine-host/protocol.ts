@@ -37,7 +37,7 @@ export type Request =
   | { readonly op: "truncate"; readonly state: number; readonly length: number }
   | { readonly op: "reset"; readonly state: number }
   | { readonly op: "disposeState"; readonly state: number }
-  | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string }
+  | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string; readonly tokens: readonly number[] }
   | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string };
 
 export type RequestOp = Request["op"];
@@ -108,6 +108,7 @@ function isRequest(v: unknown): v is Request {
     case "disposeState":
       return isInt(v.state);
     case "saveSnapshot":
+      return isInt(v.state) && typeof v.path === "string" && v.path.length > 0 && isTokens(v.tokens);
     case "loadSnapshot":
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0;
     default:

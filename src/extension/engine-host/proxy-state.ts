@@ -80,10 +80,10 @@ export class ProxyKvState implements KvState {
     });
   }
 
-  saveSnapshot(path: string): Promise<number> {
+  saveSnapshot(path: string, tokens: readonly number[]): Promise<number> {
     return this.exclusive(async () => {
       const remote = await this.ensureRemote();
-      return (await remote.process.request({ op: "saveSnapshot", state: remote.id, path })).bytes;
+      return (await remote.process.request({ op: "saveSnapshot", state: remote.id, path, tokens })).bytes;
     });
   }
 

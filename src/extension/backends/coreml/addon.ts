@@ -51,6 +51,25 @@ export interface NativeSession {
   dispose(): Promise<void>;
 }
 
+/**
+ * KV snapshots of a session: NOT IMPLEMENTED in the native addon yet (it needs a Mac to
+ * build and test). The plan, on the session's serial worker: for each state named in the
+ * model description (stateDescriptionsByName), `-[MLState getMultiArrayForStateNamed:handler:]`
+ * (macOS 15) gives the fp16 buffer; saveState writes a header (format version, state names,
+ * shapes, strides, the tokens held) followed by each buffer's bytes and resolves to the file
+ * size; loadState checks the header against this model's states (names, shapes) and
+ * capacity, copies each buffer back inside the handler, sets the position to the token count
+ * and resolves to the tokens. Until
+ * then CoreMLState offers no snapshots and restored chats re-prefill. Kept apart from
+ * NativeSession so the declared surface (test/native/addon-surface.test.ts) stays exact.
+ */
+export interface NativeSessionSnapshots {
+  /** `tokens` (what the state holds) go into the header; resolves to the file size. */
+  saveState(path: string, tokens: Int32Array): Promise<number>;
+  /** Resolves to the tokens from the header; the position is their count. */
+  loadState(path: string): Promise<Int32Array>;
+}
+
 export interface NativeModel {
   info(): NativeModelInfo;
   createSession(options?: { readonly prefillChunk?: number }): NativeSession;

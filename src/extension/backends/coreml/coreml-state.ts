@@ -3,7 +3,7 @@
 // checks that must happen before the addon is called, and maps errors.
 import type { KvState, SamplingOptions } from "../../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../core/errors";
-import type { NativeSampling, NativeSession } from "./addon";
+import type { NativeSampling, NativeSession, NativeSessionSnapshots } from "./addon";
 import { fromNativeError } from "./native-errors";
 
 function toNativeSampling(sample: SamplingOptions): NativeSampling {
@@ -13,11 +13,20 @@ function toNativeSampling(sample: SamplingOptions): NativeSampling {
 export class CoreMLState implements KvState {
   private disposed = false;
   private inFlight = false;
+  /** Present only when the addon implements session snapshots (see NativeSessionSnapshots). */
+  readonly saveSnapshot?: (path: string, tokens: readonly number[]) => Promise<number>;
+  readonly loadSnapshot?: (path: string) => Promise<readonly number[]>;
 
   constructor(
     private readonly session: NativeSession,
     private readonly onDispose: (state: CoreMLState) => void,
-  ) {}
+  ) {
+    const snapshots = session as NativeSession & Partial<NativeSessionSnapshots>;
+    if (typeof snapshots.saveState === "function" && typeof snapshots.loadState === "function") {
+      this.saveSnapshot = (path, tokens) => this.run(() => snapshots.saveState!(path, Int32Array.from(tokens)));
+      this.loadSnapshot = (path) => this.run(async () => [...(await snapshots.loadState!(path))]);
+    }
+  }
 
   get capacity(): number {
     return this.session.capacity;

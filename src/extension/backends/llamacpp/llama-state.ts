@@ -113,7 +113,7 @@ export class LlamaKvState implements KvState {
     return this.exclusive(() => this.sequence.clearHistory());
   }
 
-  /** KV snapshot: the sequence's state file (its tokens included). */
+  /** KV snapshot: the sequence's state file, which records its tokens itself. */
   saveSnapshot(path: string): Promise<number> {
     return this.exclusive(async () => (await this.sequence.saveStateToFile(path)).fileSize);
   }
