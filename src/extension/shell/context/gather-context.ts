@@ -88,9 +88,19 @@ async function mentionItems(mention: Mention, options: GatherOptions): Promise<A
   }
 }
 
+/**
+ * Whether a file is open in an editor tab. The last text editor is remembered while a chat has
+ * the focus, but once its tab is closed its file is no longer "the active file".
+ */
+function isOpenInTab(uri: vscode.Uri): boolean {
+  const key = uri.toString();
+  return vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key));
+}
+
 export async function gatherContext(options: GatherOptions): Promise<GatheredContext> {
   const { choices } = options;
-  const auto = await gatherEditorContext(options.editor, !choices.activeFileOff);
+  const editor = options.editor && isOpenInTab(options.editor.document.uri) ? options.editor : undefined;
+  const auto = await gatherEditorContext(editor, !choices.activeFileOff);
   const found: Array<{ item: ContextItem } | { refused: RefusedItem }> = [
     ...auto.refused.map((refused) => ({ refused })),
     ...auto.items.map((item) => ({ item })),
