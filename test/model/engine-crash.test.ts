@@ -64,6 +64,7 @@ describe("engine process crash recovery (default model)", () => {
     assert.notEqual(proxy.pid, firstPid, "a new engine process");
     assert.equal(proxy.crashes, 1);
     assert.equal(answer.cached, 0, "nothing cached in the fresh process");
+    assert.deepEqual(answer.resumed, { from: "reprefill", tokens: ledgerBefore.length }, "the status line says re-prefilled N tokens");
     assert.equal(answer.prefilled, expected.prefilled + expected.cached, "the whole conversation was re-prefilled");
     assert.equal(answer.reply, expected.reply, "same reply as the chat that never crashed (greedy)");
 

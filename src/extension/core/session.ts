@@ -27,6 +27,7 @@ export class Session {
   private disposed = false;
   /** Generated tokens not yet evaluated; counted as decoded rather than prefilled. */
   private pendingGenerated = 0;
+  private stateLost = false;
   readonly counters: SessionCounters = { prefilled: 0, decoded: 0 };
   lastStopReason: StopReason | undefined;
 
@@ -153,7 +154,20 @@ export class Session {
     await this.state.reset();
     this.ledger.forgetEvaluated();
     this.pendingGenerated = 0;
+    this.stateLost = this.ledger.length > 0;
     return true;
+  }
+
+  /**
+   * The backend lost the cache since the last successful prefill (the next prefill
+   * re-evaluates the ledger); cleared by acknowledgeStateLost(). Stats report it.
+   */
+  get stateWasLost(): boolean {
+    return this.stateLost;
+  }
+
+  acknowledgeStateLost(): void {
+    this.stateLost = false;
   }
 
   /**
@@ -185,6 +199,7 @@ export class Session {
     await this.state.reset();
     this.ledger.clear();
     this.pendingGenerated = 0;
+    this.stateLost = false;
   }
 
   /** A fresh state that keeps the ledger: every token is re-prefilled on the next call. */

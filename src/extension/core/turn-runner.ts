@@ -124,7 +124,8 @@ export class TurnRunner {
       plan = this.prompt.plan(added, true, this.rendering);
     }
     // A state lost under us (engine process restarted) is re-prefilled from the ledger.
-    const lost = await this.session.resyncWithState();
+    await this.session.resyncWithState();
+    const lost = this.session.stateWasLost;
     const restored = this.restorePending;
     const fromSnapshot = this.snapshotLoaded;
     const rewound = this.session.position - plan.keep.tokens;
@@ -137,6 +138,7 @@ export class TurnRunner {
       await this.session.prefill(plan.tokens, signal);
       this.restorePending = false;
       this.snapshotLoaded = false;
+      this.session.acknowledgeStateLost();
       generation = await this.generate(budget, clock, signal, callbacks);
     } catch (error) {
       // A failed or cancelled prompt, or a failed engine call, drops this turn entirely and
