@@ -42,6 +42,7 @@ describe("stateful-chat bench --peers --no-peer", () => {
     assert.deepEqual(event.sweep.map((p) => [p.side, p.threads]), [["ours", 1]]);
     assert.ok(event.machine.cores >= 1 && event.machine.cpuModel.length > 0);
     assert.match(event.builds.ours, /llama\.cpp CPU/);
+    assert.match(event.builds.ours, /engine host process/, "our side runs as the product runs it");
     for (const scenario of event.scenarios) {
       assert.deepEqual(scenario.runs.map((r) => r.side), ["ours"], `scenario ${scenario.id} ran our side only`);
       const turns = scenario.runs[0].turns;

@@ -14,7 +14,7 @@ import { positiveInt, UsageError } from "./chat-args";
 import { packageRoot } from "./package-root";
 
 export const BENCH_PEERS_USAGE = `Usage: stateful-chat bench --peers [--model PATH] [--turns N] [--max-tokens N] [--ctx N] [--long-ctx N]
-                                  [--threads N] [--sweep-turns N] [--scenarios a,b,c,d] [--no-peer] [--out DIR] [--json]`;
+                                  [--threads N] [--sweep-turns N] [--scenarios a,b,c,d] [--no-peer] [--in-process] [--out DIR] [--json]`;
 
 const SCENARIOS: readonly ScenarioId[] = ["a", "b", "c", "d"];
 
@@ -44,6 +44,7 @@ export async function runBenchPeers(argv: readonly string[]): Promise<number> {
         "sweep-turns": { type: "string" },
         scenarios: { type: "string" },
         "no-peer": { type: "boolean", default: false },
+        "in-process": { type: "boolean", default: false },
         out: { type: "string" },
         json: { type: "boolean", default: false },
       },
@@ -66,6 +67,7 @@ export async function runBenchPeers(argv: readonly string[]): Promise<number> {
       threads: threads ? [threads] : Array.from({ length: cores }, (_, i) => i + 1),
       sweepTurns: positiveInt("sweep-turns", values["sweep-turns"], 8)!,
       peer: !values["no-peer"],
+      inProcess: values["in-process"] ?? false,
       scenarios: parseScenarios(values.scenarios),
       cacheDir: join(root, ".cache", "peer"),
       systemPrompt: DEFAULT_TURN_OPTIONS.systemPrompt,

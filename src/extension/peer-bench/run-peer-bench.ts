@@ -3,6 +3,7 @@
 // every scenario with each side at its own best count.
 
 import { loadEngine } from "../backends/load-engine";
+import { ProxyEngine } from "../engine-host/proxy-engine";
 import type { Engine } from "../core/engine";
 import { ensureLlamaServer, type PeerBinary } from "./llama-server-binary";
 import { LlamaServerProcess } from "./llama-server-process";
@@ -22,6 +23,8 @@ export interface PeerBenchOptions {
   readonly threads: readonly number[];
   readonly sweepTurns: number;
   readonly peer: boolean;
+  /** Run our engine in the bench's process instead of an engine host process. */
+  readonly inProcess: boolean;
   readonly scenarios: readonly ScenarioId[];
   readonly cacheDir: string;
   readonly systemPrompt: string;
@@ -53,10 +56,18 @@ export interface PeerBenchResult {
   readonly scenarios: readonly ScenarioResult[];
 }
 
-async function withOurEngine<T>(options: PeerBenchOptions, threads: number, contextSize: number, body: (engine: Engine) => Promise<T>): Promise<T> {
-  const { engine } = await loadEngine({ modelPath: options.modelPath, backend: "llamacpp", contextSize, threads });
+/** Our engine as the product runs it (an engine host process), or in this process with `inProcess`. */
+async function withOurEngine<T>(
+  options: PeerBenchOptions,
+  threads: number,
+  contextSize: number,
+  body: (engine: Engine, enginePid: number) => Promise<T>,
+): Promise<T> {
+  const request = { modelPath: options.modelPath, backend: "llamacpp" as const, contextSize, threads };
+  const engine = options.inProcess ? (await loadEngine(request)).engine : await ProxyEngine.start(request);
+  const enginePid = engine instanceof ProxyEngine ? engine.pid ?? process.pid : process.pid;
   try {
-    return await body(engine);
+    return await body(engine, enginePid);
   } finally {
     await engine.dispose();
   }
@@ -111,7 +122,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
   for (const threads of options.threads) {
     log(`sweep: ours, ${threads} thread(s)`);
     const turns = await withOurEngine(options, threads, options.contextSize, (engine) => {
-      oursDetails = engine.info.details;
+      oursDetails = `${engine.info.details}; ${options.inProcess ? "in the bench's process" : "in an engine host process, as in the product"}`;
       return runScenario("a", ourSide(engine, settings), sweepRun);
     });
     sweep.push(sweepPoint("ours", threads, turns));
@@ -138,9 +149,9 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
       side: "ours",
       label: "ours",
       threads: best.ours,
-      turns: await withOurEngine(options, best.ours, contextSize, async (engine) => {
+      turns: await withOurEngine(options, best.ours, contextSize, async (engine, enginePid) => {
         const turns = await runScenario(id, ourSide(engine, settings), run);
-        if (id === "a") idle.ours = await idleCpuPercent(process.pid, 10_000);
+        if (id === "a") idle.ours = await idleCpuPercent(enginePid, 10_000);
         return turns;
       }),
     });
