@@ -4,19 +4,12 @@
 // crashed, half-written or foreign process. Tokens travel as plain number arrays; logits
 // never leave the engine process.
 
-import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import type { EngineRequest } from "../backends/load-engine";
 import type { BackendName, SamplingOptions } from "../core/engine";
 import type { ErrorCode } from "../core/errors";
 
-export interface LoadRequest {
-  readonly modelPath: string;
-  readonly backend: BackendChoice;
-  readonly contextSize?: number;
-  readonly threads?: number;
-  readonly threadCalibrationFile?: string;
-  readonly computeUnits?: ComputeUnitsChoice;
-  readonly fallbackModelPath?: string;
-}
+/** What the engine process loads: the same request as loading in this process. */
+export type LoadRequest = EngineRequest;
 
 
 export interface LoadedInfo {
