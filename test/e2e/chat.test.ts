@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
-import { startE2ESession, type E2ESession } from "./support/session";
+import { startE2ESession, withDiagnostics, type E2ESession } from "./support/session";
 import { recordedLengths, recordStreamingLengths, stopOnFirstText } from "./support/stream-watch";
 import { chatFrame, poll, runFromPalette, waitForWorkbench } from "./support/workbench";
 
@@ -41,7 +41,7 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
       } catch (error) {
         failedStep = name;
         await shot(`failed-${name.replace(/\W+/g, "-")}`).catch(() => undefined);
-        throw error;
+        await withDiagnostics(session, error);
       }
     });
   };

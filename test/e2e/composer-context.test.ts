@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
-import { startE2ESession, type E2ESession } from "./support/session";
+import { startE2ESession, withDiagnostics, type E2ESession } from "./support/session";
 import { chatFrame, poll } from "./support/workbench";
 
 describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
@@ -80,7 +80,7 @@ describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
     } catch (error) {
       mkdirSync(session.artifacts, { recursive: true });
       await page.screenshot({ path: join(session.artifacts, "e2e-composer-context-failure.png") }).catch(() => undefined);
-      throw error;
+      await withDiagnostics(session, error);
     }
   });
 

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
-import { startE2ESession, type E2ESession } from "./support/session";
+import { startE2ESession, withDiagnostics, type E2ESession } from "./support/session";
 import { chatFrame, poll, runFromPalette } from "./support/workbench";
 
 describe("workspace context in the workbench", { timeout: 20 * 60_000 }, () => {
@@ -35,7 +35,9 @@ describe("workspace context in the workbench", { timeout: 20 * 60_000 }, () => {
       ([count, status]) => count === replies && status === "complete", 4 * 60_000);
   };
 
-  it("attaches the open file once, then only its changes", { timeout: 15 * 60_000 }, async () => {
+  it("attaches the open file once, then only its changes", { timeout: 15 * 60_000 }, () => steps().catch((error: unknown) => withDiagnostics(session, error)));
+
+  async function steps(): Promise<void> {
     await page.keyboard.press("Control+P");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: 30_000 });
@@ -63,5 +65,5 @@ describe("workspace context in the workbench", { timeout: 20 * 60_000 }, () => {
     assert.equal(await userChips(2).locator(".codicon-diff").count(), 1, "sent as a diff");
     mkdirSync(session.artifacts, { recursive: true });
     await page.screenshot({ path: join(session.artifacts, "e2e-context.png") });
-  });
+  }
 });

@@ -82,6 +82,7 @@ export class ChatPanel extends Disposable {
       editor: deps.lastTextEditor,
       tokenizer: () => this.session?.engine.tokenizer,
       post: (message) => this.post(message),
+      warn: (message) => deps.log.warn(message),
     }));
     this.own(panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
     this.own(panel.onDidChangeViewState(() => deps.onDidChangeState()));

@@ -30,6 +30,8 @@ export interface PanelContextDeps {
   /** The loaded model's tokenizer; until it loads, chips show an estimate. */
   readonly tokenizer: () => Tokenizer | undefined;
   readonly post: (message: HostToWebview) => void;
+  /** Where a failed chip refresh is reported (it would otherwise leave the chips stale, silently). */
+  readonly warn: (message: string) => void;
 }
 
 export type ContextMessage = Extract<WebviewToHost, { type: "removeChip" | "pinChip" | "setActiveFile" | "mentionQuery" | "addMention" }>;
@@ -152,7 +154,7 @@ export class PanelContext extends Disposable {
   scheduleRefresh(): void {
     if (this.isDisposed) return;
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => void this.refresh().catch(() => undefined), REFRESH_DELAY_MS);
+    this.refreshTimer = setTimeout(() => void this.refresh().catch((error: unknown) => this.deps.warn(`Updating the composer's context chips failed: ${String(error)}`)), REFRESH_DELAY_MS);
   }
 
   /** Recomputes the composer chips and posts them (only while the panel can be seen). */

@@ -1,7 +1,9 @@
 // One end-to-end environment: code-server with the extension installed from a freshly
 // packaged VSIX (the user's path, node_modules and all), plus a chromium page on its workbench.
 
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { installExtension, startCodeServer, type RunningCodeServer } from "../../../src/extension/launcher/code-server";
 import { prepareScratch } from "../../../src/extension/launcher/scratch";
 import { defaultSettings, writeUserSettings } from "../../../src/extension/launcher/user-settings";
@@ -24,6 +26,8 @@ export interface E2ESession {
   readonly artifacts: string;
   /** The workspace folder the workbench has open. */
   readonly folder: string;
+  /** What a failed step should report: the workbench's notifications and the extension's logs. */
+  diagnostics(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -59,9 +63,55 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
     server,
     artifacts: join(paths.repo, "test-artifacts"),
     folder,
+    diagnostics: () => diagnostics(opened.page, join(scratch.userDataDir, "logs")),
     close: async () => {
       await opened.close();
       await server.stop();
     },
   };
+}
+
+/** Every file under `dir` whose path matches `wanted` (the log folders are named by date). */
+function filesUnder(dir: string, wanted: RegExp): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .map((name) => join(dir, name))
+      .filter((path) => wanted.test(path));
+  } catch {
+    return [];
+  }
+}
+
+function tail(path: string, lines: number, keep: (line: string) => boolean = () => true): string {
+  try {
+    return readFileSync(path, "utf8").split("\n").filter(keep).slice(-lines).join("\n");
+  } catch (error) {
+    return `(unreadable: ${String(error)})`;
+  }
+}
+
+/**
+ * A CI failure is seen only through the test's output: the notifications on screen, our log
+ * and the extension host's errors say more than a timeout does.
+ */
+async function diagnostics(page: Page, logs: string): Promise<string> {
+  const toasts = await page
+    .locator(".notifications-toasts .notification-list-item-message")
+    .allTextContents()
+    .catch((error: unknown) => [`(could not read: ${String(error)})`]);
+  const parts = [`notifications on screen: ${toasts.length === 0 ? "none" : toasts.join(" | ")}`];
+  for (const path of filesUnder(logs, /stateful-chat[^/]*\/[^/]*\.log$|Stateful Chat[^/]*\.log$/)) {
+    parts.push(`--- ${path.slice(logs.length + 1)} (last lines) ---\n${tail(path, 40)}`);
+  }
+  for (const path of filesUnder(logs, /remoteexthost\.log$|exthost\.log$/)) {
+    parts.push(`--- ${path.slice(logs.length + 1)} (errors) ---\n${tail(path, 30, (line) => /\[error\]|stateful/i.test(line))}`);
+  }
+  return parts.join("\n");
+}
+
+/** Rethrows a failed step's error with the session's diagnostics in its message. */
+export async function withDiagnostics(session: E2ESession, error: unknown): Promise<never> {
+  const report = await session.diagnostics().catch((failure: unknown) => `(diagnostics failed: ${String(failure)})`);
+  const message = error instanceof Error ? error.message : String(error);
+  throw new Error(`${message}\n=== diagnostics ===\n${report}`, { cause: error });
 }
