@@ -11,6 +11,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kConcurrentAccess: return "concurrent_access";
     case ErrorCode::kDisposed: return "disposed";
     case ErrorCode::kEngineFailed: return "engine_failed";
+    case ErrorCode::kSnapshotMismatch: return "snapshot_mismatch";
   }
   return "engine_failed";
 }

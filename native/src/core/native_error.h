@@ -16,6 +16,10 @@ enum class ErrorCode {
   kConcurrentAccess,    // "concurrent_access"
   kDisposed,            // "disposed"
   kEngineFailed,        // "engine_failed"
+  // A KV snapshot file that does not fit this model (magic, version, state names, shapes,
+  // dtypes, token count or size): refused before any state is touched. Native only: the
+  // TS side maps it onto a typed error of the backend.
+  kSnapshotMismatch,    // "snapshot_mismatch"
 };
 
 const char* ErrorCodeName(ErrorCode code);

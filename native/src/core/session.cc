@@ -5,6 +5,7 @@
 #include "chunk_plan.h"
 #include "logits_reader.h"
 #include "native_error.h"
+#include "state_snapshot.h"
 
 namespace statefulchat {
 
@@ -94,6 +95,25 @@ void Session::Reset() {
   state_ = model_->NewState();
   position_ = 0;
   history_.clear();
+}
+
+uint64_t Session::SaveState(const std::string& path, const std::vector<int32_t>& tokens) {
+  // A snapshot whose tokens are not the cache's would later be adopted as if they were.
+  if (tokens != history_) {
+    throw NativeError(ErrorCode::kEngineFailed, "saveState: the " + std::to_string(tokens.size()) +
+                                                    " tokens given are not the " + std::to_string(position_) +
+                                                    " tokens the state holds");
+  }
+  return SaveStateSnapshot(path, *model_, *state_, tokens);
+}
+
+std::vector<int32_t> Session::LoadState(const std::string& path) {
+  std::unique_ptr<ModelState> loaded = model_->NewState();
+  std::vector<int32_t> tokens = LoadStateSnapshot(path, *model_, *loaded);
+  state_ = std::move(loaded);
+  position_ = static_cast<int64_t>(tokens.size());
+  history_ = tokens;
+  return tokens;
 }
 
 }  // namespace statefulchat

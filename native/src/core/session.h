@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sampler.h"
@@ -38,6 +39,15 @@ class Session {
 
   // Core ML has no reset: a new, zeroed MLState replaces the old one.
   void Reset();
+
+  // Writes the states and `tokens` (which must be what the cache holds) to `path`;
+  // returns the file's size.
+  uint64_t SaveState(const std::string& path, const std::vector<int32_t>& tokens);
+
+  // Replaces the state with the one saved at `path` and returns the tokens it holds
+  // (the position becomes their count). The file is read into a new state that is
+  // adopted only once complete, so a refused or failed load leaves the session as it was.
+  std::vector<int32_t> LoadState(const std::string& path);
 
  private:
   // Runs the chunks; `onLastRow` sees the last real token's logits (only when set).

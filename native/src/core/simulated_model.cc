@@ -1,5 +1,6 @@
 #include "simulated_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -12,10 +13,57 @@
 namespace statefulchat {
 
 namespace {
+// Elements per cache slot in memory: the described 4 plus padding, like a framework that
+// aligns rows, so snapshots must honour strides.
+constexpr int64_t kSlotStride = 6;
+constexpr int64_t kHeadDim = 4;
+constexpr int64_t kLayers = 2;
+
+// One buffer per state, shaped [2, 1, 1, capacity, 4] with padded slot rows.
 class SimulatedState : public ModelState {
  public:
-  explicit SimulatedState(int64_t capacity) : slots(static_cast<size_t>(capacity), 0) {}
-  std::vector<int32_t> slots;  // zeroed, like a fresh MLState
+  SimulatedState(int64_t capacity, DType dtype)
+      : capacity(capacity),
+        dtype(dtype),
+        key(static_cast<size_t>(kLayers * capacity * kSlotStride) * DTypeSize(dtype), 0),
+        value(key.size(), 0) {}
+
+  std::vector<int64_t> Strides() const {
+    const int64_t layer = capacity * kSlotStride;
+    return {layer, layer, layer, kSlotStride, 1};
+  }
+
+  // A token sits in element 0 of its slot, in both layers; the last layer is read back.
+  void Put(int64_t slot, int32_t token) {
+    const auto bits = static_cast<uint32_t>(token);
+    for (int64_t layer = 0; layer < kLayers; ++layer) {
+      Store(key, layer, slot, bits & 0xFFFF);
+      Store(value, layer, slot, bits >> 16);
+    }
+  }
+  int32_t Get(int64_t slot) const {
+    return static_cast<int32_t>(Load(key, kLayers - 1, slot) | (Load(value, kLayers - 1, slot) << 16));
+  }
+
+  int64_t capacity;
+  DType dtype;
+  std::vector<uint8_t> key;    // zeroed, like a fresh MLState
+  std::vector<uint8_t> value;
+
+ private:
+  size_t Offset(int64_t layer, int64_t slot) const {
+    return static_cast<size_t>((layer * capacity + slot) * kSlotStride) * DTypeSize(dtype);
+  }
+  // Raw 16-bit patterns, not numbers: any fp16 bit pattern survives a byte-exact copy.
+  void Store(std::vector<uint8_t>& buffer, int64_t layer, int64_t slot, uint32_t half) {
+    const uint32_t word = half & 0xFFFF;
+    std::memcpy(&buffer[Offset(layer, slot)], &word, DTypeSize(dtype));  // little-endian low half first
+  }
+  uint32_t Load(const std::vector<uint8_t>& buffer, int64_t layer, int64_t slot) const {
+    uint32_t word = 0;
+    std::memcpy(&word, &buffer[Offset(layer, slot)], DTypeSize(dtype));
+    return word & 0xFFFF;
+  }
 };
 
 FeatureDescription Feature(const std::string& name, FeatureKind kind, DType dtype, std::vector<int64_t> shape) {
@@ -69,10 +117,10 @@ std::vector<FeatureDescription> Describe(const SimulatedModelSpec& spec, DType m
   }
   ConstrainAxis(mask, 2, rows);
   ConstrainAxis(mask, 3, ends);
-  const std::vector<int64_t> cache = {2, 1, 1, spec.capacity, 4};
+  const std::vector<int64_t> cache = {kLayers, 1, 1, spec.capacity, kHeadDim};
   std::vector<FeatureDescription> features = {
-      ids, mask, Feature(camel ? "keyCache" : "key_cache", FeatureKind::kState, DType::kFloat16, cache),
-      Feature(camel ? "valueCache" : "value_cache", FeatureKind::kState, DType::kFloat16, cache),
+      ids, mask, Feature(camel ? "keyCache" : "key_cache", FeatureKind::kState, spec.stateType, cache),
+      Feature(camel ? "valueCache" : "value_cache", FeatureKind::kState, spec.stateType, cache),
       Feature("logits", FeatureKind::kOutput, spec.logitsType, {1, 1, spec.vocabSize})};
   if (spec.positionInput) features.push_back(Feature("position", FeatureKind::kInput, DType::kInt32, {1}));
   return features;
@@ -114,7 +162,44 @@ SimulatedModel::SimulatedModel(const SimulatedModelSpec& spec) : spec_(spec) {
 }
 
 std::unique_ptr<ModelState> SimulatedModel::NewState() {
-  return std::make_unique<SimulatedState>(spec_.capacity);
+  return std::make_unique<SimulatedState>(spec_.capacity, spec_.stateType);
+}
+
+std::vector<FeatureDescription> SimulatedModel::StateDescriptions() const {
+  std::vector<FeatureDescription> states;
+  for (const FeatureDescription& feature : features_) {
+    if (feature.kind == FeatureKind::kState) states.push_back(feature);
+  }
+  std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return states;
+}
+
+namespace {
+std::vector<uint8_t>& BufferNamed(SimulatedState& state, const ModelIO& io, const std::string& name) {
+  if (name == io.keyCache) return state.key;
+  if (name == io.valueCache) return state.value;
+  throw NativeError(ErrorCode::kEngineFailed, "simulated model has no state named '" + name + "'");
+}
+}  // namespace
+
+void SimulatedModel::ReadState(ModelState& baseState, const std::string& name, const StateReader& read) {
+  auto& state = static_cast<SimulatedState&>(baseState);
+  StridedView view;
+  view.data = BufferNamed(state, io_, name).data();
+  view.dtype = state.dtype;
+  view.shape = {kLayers, 1, 1, state.capacity, kHeadDim};
+  view.strides = state.Strides();
+  read(view);
+}
+
+void SimulatedModel::WriteState(ModelState& baseState, const std::string& name, const StateWriter& write) {
+  auto& state = static_cast<SimulatedState&>(baseState);
+  MutableStridedView view;
+  view.data = BufferNamed(state, io_, name).data();
+  view.dtype = state.dtype;
+  view.shape = {kLayers, 1, 1, state.capacity, kHeadDim};
+  view.strides = state.Strides();
+  write(view);
 }
 
 int32_t SimulatedModel::NextTokenFor(const std::vector<int32_t>& visible, int64_t vocabSize) {
@@ -149,7 +234,7 @@ void SimulatedModel::Predict(ModelState& baseState, const PredictInput& input, c
   const int64_t start = spec_.positionInput ? input.start : input.maskWidth - q;
   if (start != input.start || start < 0 || start + q > spec_.capacity) Reject("write position out of range");
   // Slice update first (as the Core ML recipe does), then attention over the mask's keys.
-  for (int64_t i = 0; i < q; ++i) state.slots[static_cast<size_t>(start + i)] = input.ids[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < q; ++i) state.Put(start + i, input.ids[static_cast<size_t>(i)]);
 
   const int64_t vocab = spec_.vocabSize;
   const int64_t firstRow = spec_.lastLogitsOnly ? q - 1 : 0;
@@ -160,7 +245,7 @@ void SimulatedModel::Predict(ModelState& baseState, const PredictInput& input, c
   for (int64_t row = firstRow; row < q; ++row) {
     std::vector<int32_t> visible;
     for (int64_t key = 0; key < input.maskWidth; ++key) {
-      if (MaskAllows(input, maskType, row, key)) visible.push_back(state.slots[static_cast<size_t>(key)]);
+      if (MaskAllows(input, maskType, row, key)) visible.push_back(state.Get(key));
     }
     const int32_t next = NextTokenFor(visible, vocab);
     for (int64_t token = 0; token < vocab; ++token) {

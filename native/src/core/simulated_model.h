@@ -4,6 +4,10 @@
 // from the slots its causal-mask row marks visible, so a wrong mask, a wrong write
 // position or a stale slot that leaks into attention changes the output.
 //
+// The cache slots live in the two state buffers themselves (key_cache holds each token's
+// low 16 bits, value_cache its high 16 bits, in padded rows so their strides are not
+// row-major), so a snapshot that restores either state wrongly changes the output.
+//
 // It describes itself the way Core ML would (FeatureDescriptions with shape constraints)
 // and resolves its I/O with the same ResolveModelIO as a real model, so it can be shaped
 // like each public model family; each prediction is then checked against those
@@ -35,6 +39,7 @@ struct SimulatedModelSpec {
   // When set: q == 1 is served by a second ("decode") function whose mask has this dtype.
   bool decodeFunction = false;
   DType decodeMaskType = DType::kFloat16;
+  DType stateType = DType::kFloat16;  // of key_cache / value_cache (float16 or float32)
 };
 
 class SimulatedModel : public StatefulModel {
@@ -46,6 +51,9 @@ class SimulatedModel : public StatefulModel {
   std::unique_ptr<ModelState> NewState() override;
   void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) override;
   std::string Details() const override { return "simulated"; }
+  std::vector<FeatureDescription> StateDescriptions() const override;
+  void ReadState(ModelState& state, const std::string& name, const StateReader& read) override;
+  void WriteState(ModelState& state, const std::string& name, const StateWriter& write) override;
 
   // The token the model predicts after a visible prefix; tests compute expectations with it.
   static int32_t NextTokenFor(const std::vector<int32_t>& visible, int64_t vocabSize);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io_names.h"
+#include "native_error.h"
 #include "tensor.h"
 
 namespace statefulchat {
@@ -29,6 +30,19 @@ struct PredictInput {
 };
 
 using LogitsCallback = std::function<void(const StridedView& logits)>;
+
+// A state's buffer as the framework lends it for writing (an MLState's MLMultiArray):
+// valid only inside the callback, laid out by `strides` (in elements), which need not be
+// row-major.
+struct MutableStridedView {
+  void* data = nullptr;
+  DType dtype = DType::kFloat16;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+
+using StateReader = std::function<void(const StridedView& buffer)>;
+using StateWriter = std::function<void(const MutableStridedView& buffer)>;
 
 class StatefulModel {
  public:
@@ -51,6 +65,19 @@ class StatefulModel {
   // Runs one stateful prediction. `onLogits` sees the logits output only for the
   // duration of the call (the bytes belong to the framework).
   virtual void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) = 0;
+  // The states the model declares (name, dtype, buffer shape), sorted by name: a snapshot
+  // lists them in this order, whatever order the framework enumerates them in.
+  virtual std::vector<FeatureDescription> StateDescriptions() const { return {}; }
+  // Lend one state's buffer of `state` for the duration of the call, to read or to
+  // overwrite (snapshots). The default refuses: a model without them cannot snapshot.
+  virtual void ReadState(ModelState& state, const std::string& name, const StateReader& read) {
+    (void)state, (void)read;
+    throw NativeError(ErrorCode::kEngineFailed, "this model cannot read its state '" + name + "'");
+  }
+  virtual void WriteState(ModelState& state, const std::string& name, const StateWriter& write) {
+    (void)state, (void)write;
+    throw NativeError(ErrorCode::kEngineFailed, "this model cannot write its state '" + name + "'");
+  }
   // Human-readable details (compute units, function names) for the UI.
   virtual std::string Details() const = 0;
 
