@@ -1,12 +1,15 @@
-// `node --import tsx test/bench/engine-process-bench.ts [--runs N] [--threads N] [--only ipc]`:
+// `node --import tsx test/bench/engine-process-bench.ts [--runs N] [--threads N] [--only ipc|memory]`:
 // what the engine process costs and what a KV snapshot saves, on the default model.
 // - IPC: the round trip of one request that does (almost) nothing in the engine process.
 // - Decode: the same greedy reply in this process and through the engine process, runs
 //   alternated; medians of tokens/s and the per-token overhead of the IPC round trip.
 // - Resume: a long chat saved to a snapshot, then its next turn's time to first token when
 //   resumed from the snapshot vs re-prefilled from the conversation.
+// - Memory (`--only memory`): the engine process's resident memory with the model loaded and
+//   with one and two chats (each its own KV state), and what the tokenizer kept in this
+//   process (the extension host's side) costs.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -46,9 +49,38 @@ async function ipcRoundTrip(engine: Engine): Promise<number> {
   return median(times);
 }
 
+/** Resident memory of a process in MiB, from /proc (Linux). */
+function residentMiB(pid: number | undefined): number {
+  if (pid === undefined) throw new Error("the engine process is not running");
+  const kib = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  return Math.round(kib / 1024);
+}
+
+async function memory(request: Parameters<typeof startProxyEngine>[0]): Promise<void> {
+  const before = residentMiB(process.pid);
+  const proxy = await startProxyEngine(request);
+  const loaded = residentMiB(proxy.pid);
+  const hostSide = residentMiB(process.pid) - before;
+  const chats: ChatSession[] = [];
+  const withChats: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const chat = await ChatSession.create(proxy, { turn: { maxTokens: 32 } });
+    await chat.send({ text: PROMPT });
+    chats.push(chat);
+    withChats.push(residentMiB(proxy.pid));
+  }
+  console.log(
+    `memory, context ${request.contextSize}: engine process ${loaded} MiB with the model loaded, ${withChats[0]} MiB with one chat, ${withChats[1]} MiB with two; ` +
+      `this process (the extension host's side: tokenizer, IPC) +${hostSide} MiB`,
+  );
+  for (const chat of chats) await chat.dispose();
+  await proxy.dispose();
+}
+
 async function main(): Promise<void> {
   const modelPath = defaultModelFile();
   const request = { modelPath, backend: "llamacpp" as const, contextSize: 4096, threads };
+  if (values.only === "memory") return memory(request);
   if (values.only === "ipc") {
     const proxy = await startProxyEngine(request);
     console.log(`IPC round trip (median of 2000 empty-state resets): ${(await ipcRoundTrip(proxy)).toFixed(3)} ms`);

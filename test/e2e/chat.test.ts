@@ -1,9 +1,10 @@
 // The user's path through a real VS Code (code-server) with the extension installed from
 // its VSIX: New Chat from the palette, a streamed reply, Stop mid-reply, Reset Conversation
-// from the palette, another turn, and a window reload that restores the transcript.
+// from the palette, another turn, and a window reload that restores the transcript and whose
+// next answer resumes from the KV snapshot (not a re-prefill).
 
 import * as assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
@@ -24,6 +25,14 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
   };
   const entries = () => chat.locator("[data-testid=entry]");
   const lastAssistant = () => chat.locator("[data-testid=entry][data-role=assistant]").last();
+  /** The chats' KV snapshot metadata files in the extension's global storage. */
+  const snapshotMetas = (): string[] => {
+    try {
+      return readdirSync(join(session.userDataDir, "User", "globalStorage", "stateful-chat.stateful-chat", "kv-snapshots")).filter((name) => name.endsWith(".json"));
+    } catch {
+      return [];
+    }
+  };
   const send = async (text: string): Promise<void> => {
     const composer = chat.locator("[data-testid=composer]");
     await composer.fill(text, { timeout: 120_000 });
@@ -102,11 +111,25 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
   });
 
   step("restores the transcript after a window reload", async () => {
+    // The KV snapshot is written in the background after each turn: reload once it is on disk
+    // (its metadata file is written last), so the next step can check that it is used.
+    await poll("the KV snapshot on disk", () => Promise.resolve(snapshotMetas().length), (n) => n === 1, 60_000);
     await page.reload();
     await waitForWorkbench(page);
     await poll("the restored entries", () => entries().count(), (n) => n >= 2, 2 * 60_000);
     const user = await chat.locator("[data-testid=entry][data-role=user] .entry-body").first().textContent();
     assert.match(user ?? "", /Say hello/);
     await shot("6-reloaded");
+  });
+
+  step("the first answer after the reload resumes from the KV snapshot", async () => {
+    await send("Say goodbye.");
+    // The reply's entry appears once the model has loaded again (a fresh extension host).
+    await poll("the new reply", () => entries().count(), (n) => n === 4, 4 * 60_000);
+    await poll("the reply to complete", statusOfLastReply, (s) => s === "complete", 4 * 60_000);
+    // The status line says where the cache came from: a re-prefill would say "re-prefilled N tokens".
+    const stats = (await lastAssistant().locator("[data-testid=stats]").textContent()) ?? "";
+    assert.match(stats, /restored from snapshot/, `status line: ${stats}`);
+    await shot("7-resumed");
   });
 });

@@ -26,6 +26,8 @@ export interface E2ESession {
   readonly artifacts: string;
   /** The workspace folder the workbench has open. */
   readonly folder: string;
+  /** code-server's user data (settings, logs, the extensions' global storage). */
+  readonly userDataDir: string;
   /** What a failed step should report: the workbench's notifications and the extension's logs. */
   diagnostics(): Promise<string>;
   close(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
     server,
     artifacts: join(paths.repo, "test-artifacts"),
     folder,
+    userDataDir: scratch.userDataDir,
     diagnostics: () => diagnostics(opened.page, join(scratch.userDataDir, "logs")),
     close: async () => {
       await opened.close();
