@@ -17,6 +17,8 @@
         "src/core/session.cc",
         "src/core/shape_constraint.cc",
         "src/core/simulated_model.cc",
+        "src/core/snapshot_format.cc",
+        "src/core/state_snapshot.cc",
         "src/core/strided_copy.cc",
         "src/core/tensor.cc",
         "src/addon/addon.cc",

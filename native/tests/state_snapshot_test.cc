@@ -224,4 +224,6 @@ TEST(StridedCopy, NdRoundTripThroughPaddedStrides) {
   EXPECT_EQ(columnMajor[1 * 1 + 2 * 2 + 3 * 6], dense[1 * 12 + 2 * 4 + 3]);
   CopyStridedToDense(columnMajor.data(), shape, {1, 2, 6}, back.data(), 2);
   EXPECT_EQ(back, dense);
+  EXPECT_EQ(StridedExtent(shape, strides), 1 * 18 + 2 * 6 + 3 + 1);
+  EXPECT_EQ(StridedExtent(shape, {1, 2, 6}), 24);
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Proves the availability pass of typecheck.sh has teeth: in a temporary copy of
 # native/src, remove one @available(macOS 15.0, *) guard at a time (around newState,
-# the stateful prediction, functionName and the state descriptions) and expect the
-# check to fail; the untouched copy must pass.
+# the stateful prediction, reading and writing a state for snapshots, functionName and
+# the state descriptions) and expect the check to fail; the untouched copy must pass.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 native="$(dirname "$here")"
@@ -13,6 +13,8 @@ trap 'rm -rf "$work"' EXIT
 mutations=(
   "mac/coreml_model.mm|std::unique_ptr<ModelState> CoreMLModel::NewState() {"
   "mac/coreml_model.mm|void CoreMLModel::Predict("
+  "mac/coreml_model.mm|void CoreMLModel::ReadState("
+  "mac/coreml_model.mm|void CoreMLModel::WriteState("
   "mac/platform_mac.mm|if (!functionName.empty()) {"
   "mac/coreml_description.mm|std::vector<FeatureDescription> DescribeFeatures("
 )

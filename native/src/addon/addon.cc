@@ -14,7 +14,7 @@
 namespace statefulchat {
 
 namespace {
-constexpr int kSurfaceVersion = 2;
+constexpr int kSurfaceVersion = 3;  // 3: saveState / loadState on sessions
 
 std::string OptionalString(const Napi::Object& object, const char* key, const std::string& fallback) {
   const Napi::Value value = object.Get(key);
@@ -90,6 +90,7 @@ Napi::Value CreateSimulatedModelJs(const Napi::CallbackInfo& info) {
     spec.decodeMaskType = ParseDType(object, "decodeMaskType", spec.maskType);
     spec.maskType = ParseDType(object, "maskType", spec.maskType);
     spec.logitsType = ParseDType(object, "logitsType", spec.logitsType);
+    spec.stateType = ParseDType(object, "stateType", spec.stateType);
     if (object.Get("queryLengths").IsArray()) {
       const Napi::Array allowed = object.Get("queryLengths").As<Napi::Array>();
       spec.queryLengths.isRange = false;

@@ -1,5 +1,6 @@
 #include "session_wrap.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "addon_state.h"
@@ -45,6 +46,8 @@ Napi::Function SessionWrap::DefineClass(Napi::Env env) {
           InstanceMethod<&SessionWrap::EvaluateTopK>("evaluateTopK"),
           InstanceMethod<&SessionWrap::Truncate>("truncate"),
           InstanceMethod<&SessionWrap::Reset>("reset"),
+          InstanceMethod<&SessionWrap::SaveState>("saveState"),
+          InstanceMethod<&SessionWrap::LoadState>("loadState"),
           InstanceMethod<&SessionWrap::Dispose>("dispose"),
       });
 }
@@ -106,17 +109,29 @@ Napi::Value SessionWrap::Schedule(Napi::Env env, const char* name, Work work) {
         completion.BlockingCall([deferred, outcome](Napi::Env callEnv, Napi::Function) {
           if (outcome->failed) {
             deferred->Reject(ToJsError(callEnv, outcome->error).Value());
-          } else if (outcome->ranked) {
-            Napi::Array top = Napi::Array::New(callEnv, outcome->top.size());
-            for (size_t i = 0; i < outcome->top.size(); ++i) {
-              Napi::Array pair = Napi::Array::New(callEnv, 2);
-              pair.Set(0u, Napi::Number::New(callEnv, outcome->top[i].first));
-              pair.Set(1u, Napi::Number::New(callEnv, outcome->top[i].second));
-              top.Set(static_cast<uint32_t>(i), pair);
+            return;
+          }
+          switch (outcome->result) {
+            case Outcome::Result::kRanked: {
+              Napi::Array top = Napi::Array::New(callEnv, outcome->top.size());
+              for (size_t i = 0; i < outcome->top.size(); ++i) {
+                Napi::Array pair = Napi::Array::New(callEnv, 2);
+                pair.Set(0u, Napi::Number::New(callEnv, outcome->top[i].first));
+                pair.Set(1u, Napi::Number::New(callEnv, outcome->top[i].second));
+                top.Set(static_cast<uint32_t>(i), pair);
+              }
+              deferred->Resolve(top);
+              return;
             }
-            deferred->Resolve(top);
-          } else {
-            deferred->Resolve(Napi::Number::New(callEnv, outcome->value));
+            case Outcome::Result::kTokens: {
+              Napi::Int32Array tokens = Napi::Int32Array::New(callEnv, outcome->tokens.size());
+              std::copy(outcome->tokens.begin(), outcome->tokens.end(), tokens.Data());
+              deferred->Resolve(tokens);
+              return;
+            }
+            case Outcome::Result::kNumber:
+              deferred->Resolve(Napi::Number::New(callEnv, outcome->value));
+              return;
           }
         });
         completion.Release();
@@ -154,7 +169,7 @@ Napi::Value SessionWrap::EvaluateTopK(const Napi::CallbackInfo& info) {
   const int32_t k = info[1].As<Napi::Number>().Int32Value();
   return Schedule(env, "statefulchat.evaluateTopK", [tokens = std::move(tokens), k](Session& session, Outcome& outcome) {
     outcome.top = session.EvaluateTopK(tokens, k);
-    outcome.ranked = true;
+    outcome.result = Outcome::Result::kRanked;
   });
 }
 
@@ -166,6 +181,30 @@ Napi::Value SessionWrap::Truncate(const Napi::CallbackInfo& info) {
 
 Napi::Value SessionWrap::Reset(const Napi::CallbackInfo& info) {
   return Schedule(info.Env(), "statefulchat.reset", [](Session& session, Outcome&) { session.Reset(); });
+}
+
+Napi::Value SessionWrap::SaveState(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsTypedArray() ||
+      info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    throw Napi::TypeError::New(env, "saveState(path: string, tokens: Int32Array)");
+  }
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  const Napi::Int32Array array = info[1].As<Napi::Int32Array>();
+  std::vector<int32_t> tokens(array.Data(), array.Data() + array.ElementLength());
+  return Schedule(env, "statefulchat.saveState", [path, tokens = std::move(tokens)](Session& session, Outcome& outcome) {
+    outcome.value = static_cast<double>(session.SaveState(path, tokens));
+  });
+}
+
+Napi::Value SessionWrap::LoadState(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "loadState(path: string)");
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  return Schedule(env, "statefulchat.loadState", [path](Session& session, Outcome& outcome) {
+    outcome.tokens = session.LoadState(path);
+    outcome.result = Outcome::Result::kTokens;
+  });
 }
 
 Napi::Value SessionWrap::Dispose(const Napi::CallbackInfo& info) {

@@ -22,11 +22,14 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
 
  private:
   struct Outcome {
+    // What the Promise resolves with: `value`, `top` (evaluateTopK) or `tokens` (loadState).
+    enum class Result { kNumber, kRanked, kTokens };
     bool failed = false;
     ErrorInfo error;
-    double value = -1;  // evaluate: sampled token or -1
-    bool ranked = false;  // evaluateTopK: resolve with `top` instead of `value`
+    Result result = Result::kNumber;
+    double value = -1;  // evaluate: sampled token or -1; saveState: the file's size
     std::vector<std::pair<int32_t, double>> top;
+    std::vector<int32_t> tokens;
   };
   using Work = std::function<void(Session&, Outcome&)>;
 
@@ -37,6 +40,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value EvaluateTopK(const Napi::CallbackInfo& info);
   Napi::Value Truncate(const Napi::CallbackInfo& info);
   Napi::Value Reset(const Napi::CallbackInfo& info);
+  Napi::Value SaveState(const Napi::CallbackInfo& info);
+  Napi::Value LoadState(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
 
   Napi::Value Schedule(Napi::Env env, const char* name, Work work);

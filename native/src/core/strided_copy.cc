@@ -63,6 +63,15 @@ void CopyNd(uint8_t* strided, uint8_t* dense, const std::vector<int64_t>& shape,
 }
 }  // namespace
 
+int64_t StridedExtent(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  int64_t last = 0;
+  for (size_t axis = 0; axis < shape.size() && axis < strides.size(); ++axis) {
+    if (shape[axis] == 0) return 0;
+    last += (shape[axis] - 1) * strides[axis];
+  }
+  return last + 1;
+}
+
 void CopyStridedToDense(const void* strided, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                         void* dense, size_t elementSize) {
   CopyNd(static_cast<uint8_t*>(const_cast<void*>(strided)), static_cast<uint8_t*>(dense), shape, strides, elementSize, true);

@@ -14,6 +14,10 @@ void CopyIntoStrided(void* destination, int64_t rowStride, int64_t columnStride,
 // N-d copies between a row-major dense buffer and a strided one (a state buffer, whose
 // strides in elements the framework chooses and may pad). One memcpy when the strided
 // side is row-major after all.
+// Elements from the first to one past the last that a strided array addresses: what its
+// lent byte count must cover before anything is copied.
+int64_t StridedExtent(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);
+
 void CopyStridedToDense(const void* strided, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                         void* dense, size_t elementSize);
 void CopyDenseToStrided(const void* dense, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,

@@ -6,6 +6,7 @@
 #import <CoreML/CoreML.h>
 
 #include <string>
+#include <vector>
 
 #include "../core/stateful_model.h"
 
@@ -22,12 +23,16 @@ class CoreMLModel : public StatefulModel {
   std::unique_ptr<ModelState> NewState() override;
   void Predict(ModelState& state, const PredictInput& input, const LogitsCallback& onLogits) override;
   std::string Details() const override { return details_; }
+  std::vector<FeatureDescription> StateDescriptions() const override { return states_; }
+  void ReadState(ModelState& state, const std::string& name, const StateReader& read) override;
+  void WriteState(ModelState& state, const std::string& name, const StateWriter& write) override;
 
  private:
   MLModel* prefill_;
   MLModel* _Nullable decode_;
   ModelIO io_;
   ModelIO decodeIO_;
+  std::vector<FeatureDescription> states_;  // stateDescriptionsByName, sorted by name
   std::string details_;
 };
 

@@ -1,5 +1,6 @@
 #include "coreml_model.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "../core/causal_mask.h"
@@ -34,6 +35,15 @@ MLMultiArray* MakeArray(NSArray<NSNumber*>* shape, MLMultiArrayDataType dataType
   return array;
 }
 
+// The lent bytes must cover every element the strides address before anything is copied.
+void CheckCovers(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, DType dtype, NSInteger size,
+                 const std::string& name) {
+  const int64_t needed = StridedExtent(shape, strides) * static_cast<int64_t>(DTypeSize(dtype));
+  if (DTypeSize(dtype) == 0 || needed > static_cast<int64_t>(size)) {
+    throw NativeError(ErrorCode::kEngineFailed, "state '" + name + "' lends fewer bytes than its shape and strides address");
+  }
+}
+
 StridedView ViewOf(MLMultiArray* array, const void* bytes) {
   StridedView view;
   view.data = bytes;
@@ -46,7 +56,13 @@ StridedView ViewOf(MLMultiArray* array, const void* bytes) {
 
 CoreMLModel::CoreMLModel(MLModel* prefill, MLModel* _Nullable decode, std::string details)
     : prefill_(prefill), decode_(decode), details_(std::move(details)) {
-  io_ = ResolveModelIO(DescribeFeatures(prefill.modelDescription));
+  const std::vector<FeatureDescription> features = DescribeFeatures(prefill.modelDescription);
+  io_ = ResolveModelIO(features);
+  // A multifunction model's functions share these states; the prefill function's list them.
+  for (const FeatureDescription& feature : features) {
+    if (feature.kind == FeatureKind::kState) states_.push_back(feature);
+  }
+  std::sort(states_.begin(), states_.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   decodeIO_ = io_;
   if (decode != nil) {
     decodeIO_ = ResolveModelIO(DescribeFeatures(decode.modelDescription));
@@ -133,6 +149,73 @@ void CoreMLModel::Predict(ModelState& baseState, const PredictInput& input, cons
       }
     }
     if (failure) std::rethrow_exception(failure);
+    return;
+  }
+  throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");
+}
+
+// Snapshots. The MLMultiArray that getMultiArrayForStateNamed: lends aliases the state's
+// storage and is valid only inside its handler, so every copy happens there; C++
+// exceptions are caught inside each block and rethrown after the pool drains. Only a Mac
+// can confirm at run time that the lent strides and byte counts are what Apple documents
+// (the type-check proves names, types and availability), and how long a copy takes.
+void CoreMLModel::ReadState(ModelState& baseState, const std::string& name, const StateReader& read) {
+  if (@available(macOS 15.0, *)) {
+    auto& state = static_cast<CoreMLState&>(baseState);
+    const StateReader* callback = &read;  // blocks capture pointers, not C++ references
+    const std::string* stateName = &name;
+    __block bool lent = false;
+    __block std::exception_ptr failure;
+    @autoreleasepool {
+      [(MLState*)state.state getMultiArrayForStateNamed:ToNSString(name) handler:^(MLMultiArray* buffer) {
+        lent = true;
+        [buffer getBytesWithHandler:^(const void* bytes, NSInteger size) {
+          try {
+            const StridedView view = ViewOf(buffer, bytes);
+            CheckCovers(view.shape, view.strides, view.dtype, size, *stateName);
+            (*callback)(view);
+          } catch (...) {
+            failure = std::current_exception();
+          }
+        }];
+      }];
+    }
+    if (failure) std::rethrow_exception(failure);
+    if (!lent) throw NativeError(ErrorCode::kEngineFailed, "Core ML lent no buffer for state '" + name + "'");
+    return;
+  }
+  throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");
+}
+
+void CoreMLModel::WriteState(ModelState& baseState, const std::string& name, const StateWriter& write) {
+  if (@available(macOS 15.0, *)) {
+    auto& state = static_cast<CoreMLState&>(baseState);
+    const StateWriter* callback = &write;
+    const std::string* stateName = &name;
+    __block bool lent = false;
+    __block std::exception_ptr failure;
+    @autoreleasepool {
+      [(MLState*)state.state getMultiArrayForStateNamed:ToNSString(name) handler:^(MLMultiArray* buffer) {
+        lent = true;
+        // Write by the strides this handler is given: Apple documents that they may differ
+        // from the array's own strides.
+        [buffer getMutableBytesWithHandler:^(void* bytes, NSInteger size, NSArray<NSNumber*>* strides) {
+          try {
+            MutableStridedView view;
+            view.data = bytes;
+            view.dtype = DTypeFromCoreML(buffer.dataType);
+            for (NSNumber* dimension in buffer.shape) view.shape.push_back(dimension.longLongValue);
+            for (NSNumber* stride in strides) view.strides.push_back(stride.longLongValue);
+            CheckCovers(view.shape, view.strides, view.dtype, size, *stateName);
+            (*callback)(view);
+          } catch (...) {
+            failure = std::current_exception();
+          }
+        }];
+      }];
+    }
+    if (failure) std::rethrow_exception(failure);
+    if (!lent) throw NativeError(ErrorCode::kEngineFailed, "Core ML lent no buffer for state '" + name + "'");
     return;
   }
   throw NativeError(ErrorCode::kBackendUnavailable, "Core ML needs macOS 15");

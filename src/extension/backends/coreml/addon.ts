@@ -38,7 +38,24 @@ export interface NativeError extends Error {
   readonly capacity?: number;
 }
 
-export interface NativeSession {
+/**
+ * KV snapshots of a session, run on its serial worker like evaluate (refused with
+ * "concurrent_access" while another call runs). The file (native/src/core/snapshot_format.h)
+ * holds a header (magic, format version, each state's name, dtype and shape, the tokens
+ * held) and each state's bytes, copied out of and back into the MLState with
+ * `-[MLState getMultiArrayForStateNamed:handler:]` (macOS 15). loadState validates the whole
+ * header against this model's states and capacity, and the file's exact size, before it
+ * touches anything; a mismatch rejects with code "snapshot_mismatch" and leaves the session
+ * as it was.
+ */
+export interface NativeSessionSnapshots {
+  /** `tokens` (what the state holds, exactly) go into the header; resolves to the file size. */
+  saveState(path: string, tokens: Int32Array): Promise<number>;
+  /** Resolves to the tokens from the header; the position is their count. */
+  loadState(path: string): Promise<Int32Array>;
+}
+
+export interface NativeSession extends NativeSessionSnapshots {
   readonly position: number;
   readonly capacity: number;
   readonly busy: boolean;
@@ -49,25 +66,6 @@ export interface NativeSession {
   truncate(length: number): Promise<number>;
   reset(): Promise<number>;
   dispose(): Promise<void>;
-}
-
-/**
- * KV snapshots of a session: NOT IMPLEMENTED in the native addon yet (it needs a Mac to
- * build and test). The plan, on the session's serial worker: for each state named in the
- * model description (stateDescriptionsByName), `-[MLState getMultiArrayForStateNamed:handler:]`
- * (macOS 15) gives the fp16 buffer; saveState writes a header (format version, state names,
- * shapes, strides, the tokens held) followed by each buffer's bytes and resolves to the file
- * size; loadState checks the header against this model's states (names, shapes) and
- * capacity, copies each buffer back inside the handler, sets the position to the token count
- * and resolves to the tokens. Until
- * then CoreMLState offers no snapshots and restored chats re-prefill. Kept apart from
- * NativeSession so the declared surface (test/native/addon-surface.test.ts) stays exact.
- */
-export interface NativeSessionSnapshots {
-  /** `tokens` (what the state holds) go into the header; resolves to the file size. */
-  saveState(path: string, tokens: Int32Array): Promise<number>;
-  /** Resolves to the tokens from the header; the position is their count. */
-  loadState(path: string): Promise<Int32Array>;
 }
 
 export interface NativeModel {
@@ -103,6 +101,8 @@ export interface SimulatedModelSpec {
   readonly lastLogitsOnly?: boolean;
   /** When set, q == 1 is served by a second (decode) function whose mask has this dtype. */
   readonly decodeMaskType?: "float16" | "float32";
+  /** The dtype of key_cache / value_cache. Defaults to float16. */
+  readonly stateType?: "float16" | "float32";
 }
 
 export interface CoreMLAddon {
@@ -119,7 +119,8 @@ export interface CoreMLAddon {
   createSimulatedModel(spec: SimulatedModelSpec): NativeModel;
 }
 
-export const EXPECTED_SURFACE_VERSION = 2;
+// 3: sessions save and load KV snapshots (an older binary would lack them).
+export const EXPECTED_SURFACE_VERSION = 3;
 
 /** Where node-gyp puts the binary, relative to this file in src/ and in out/ bundles. */
 function candidatePaths(): string[] {

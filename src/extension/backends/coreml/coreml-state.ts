@@ -3,7 +3,7 @@
 // checks that must happen before the addon is called, and maps errors.
 import type { KvState, SamplingOptions } from "../../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../core/errors";
-import type { NativeSampling, NativeSession, NativeSessionSnapshots } from "./addon";
+import type { NativeSampling, NativeSession } from "./addon";
 import { fromNativeError } from "./native-errors";
 
 function toNativeSampling(sample: SamplingOptions): NativeSampling {
@@ -13,20 +13,10 @@ function toNativeSampling(sample: SamplingOptions): NativeSampling {
 export class CoreMLState implements KvState {
   private disposed = false;
   private inFlight = false;
-  /** Present only when the addon implements session snapshots (see NativeSessionSnapshots). */
-  readonly saveSnapshot?: (path: string, tokens: readonly number[]) => Promise<number>;
-  readonly loadSnapshot?: (path: string) => Promise<readonly number[]>;
-
   constructor(
     private readonly session: NativeSession,
     private readonly onDispose: (state: CoreMLState) => void,
-  ) {
-    const snapshots = session as NativeSession & Partial<NativeSessionSnapshots>;
-    if (typeof snapshots.saveState === "function" && typeof snapshots.loadState === "function") {
-      this.saveSnapshot = (path, tokens) => this.run(() => snapshots.saveState!(path, Int32Array.from(tokens)));
-      this.loadSnapshot = (path) => this.run(async () => [...(await snapshots.loadState!(path))]);
-    }
-  }
+  ) {}
 
   get capacity(): number {
     return this.session.capacity;
@@ -71,6 +61,23 @@ export class CoreMLState implements KvState {
   /** Core ML has no reset: the native session swaps in a new, zeroed MLState. */
   async reset(): Promise<void> {
     await this.run(() => this.session.reset());
+  }
+
+  /**
+   * Writes the MLState's buffers and `tokens` (which must be exactly what it holds) to
+   * `path`; resolves to the file's size. The caller renames the file into place.
+   */
+  async saveSnapshot(path: string, tokens: readonly number[]): Promise<number> {
+    return this.run(() => this.session.saveState(path, Int32Array.from(tokens)));
+  }
+
+  /**
+   * Replaces the state with the one at `path` and resolves to the tokens it holds. A file
+   * of another model, shape or format rejects with SnapshotMismatchError and the state is
+   * left as it was.
+   */
+  async loadSnapshot(path: string): Promise<readonly number[]> {
+    return this.run(async () => [...(await this.session.loadState(path))]);
   }
 
   async dispose(): Promise<void> {

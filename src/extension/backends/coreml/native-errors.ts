@@ -9,6 +9,15 @@ import {
 } from "../../core/errors";
 import type { NativeError } from "./addon";
 
+/**
+ * A KV snapshot that does not fit this model (another model, shape, dtype or format, or a
+ * damaged file): the addon refused it before touching the state. The core has no code of
+ * its own for it, so it is an engine failure by code and this class by type.
+ */
+export class SnapshotMismatchError extends EngineFailedError {
+  readonly nativeCode = "snapshot_mismatch";
+}
+
 function isNativeError(error: unknown): error is NativeError {
   return error instanceof Error && typeof (error as Partial<NativeError>).code === "string";
 }
@@ -25,6 +34,8 @@ export function fromNativeError(error: unknown, what = "Core ML session"): State
       return new DisposedError(what);
     case "backend_unavailable":
       return new BackendUnavailableError(error.message);
+    case "snapshot_mismatch":
+      return new SnapshotMismatchError(error.message, { cause: error });
     case "model_invalid":
     case "model_load_failed":
       return new StatefulChatError(error.code, error.message, { cause: error });
