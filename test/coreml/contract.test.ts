@@ -3,6 +3,9 @@
 // its tokenizer files (e.g. the converter's output), then `npm run test:coreml`.
 // Elsewhere every test skips with the reason. NOT run in this repository's CI (no Mac).
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { test } from "node:test";
 import { CapacityError, ConcurrentAccessError } from "../../src/extension/core/errors";
 import { coreMLAvailability, loadCoreMLEngine } from "../../src/extension/backends/coreml/index";
@@ -61,6 +64,34 @@ test("Core ML engine: capacity and overlap refusals", { skip }, async () => {
     await assert.rejects(state.evaluate([5]), ConcurrentAccessError);
     await running;
   } finally {
+    await engine.dispose();
+  }
+});
+
+// What only a Mac proves about snapshots: the MLState buffers copied out and back through
+// getMultiArrayForStateNamed: give the same continuation as the state that was saved.
+test("Core ML engine: a KV snapshot loaded into a new state continues identically", { skip }, async () => {
+  const engine = await loadCoreMLEngine({ modelPath: modelPath!, computeUnits });
+  const folder = mkdtempSync(path.join(os.tmpdir(), "coreml-snapshot-"));
+  try {
+    const prompt = engine.tokenizer.encode("<|im_start|>user\nName three prime numbers.<|im_end|>\n<|im_start|>assistant\n", { specials: true });
+    const original = await engine.createState();
+    const first = await original.evaluate(prompt, greedy);
+    const file = path.join(folder, "state.kv");
+    const size = await original.saveSnapshot!(file, prompt);
+    assert.equal(size, statSync(file).size);
+    const restored = await engine.createState();
+    assert.deepEqual([...(await restored.loadSnapshot!(file))], prompt);
+    assert.equal(restored.length, prompt.length);
+    let a = first;
+    let b = first;
+    for (let i = 0; i < 16; i++) {
+      a = await original.evaluate([a!], greedy);
+      b = await restored.evaluate([b!], greedy);
+      assert.equal(b, a, `step ${i}`);
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
     await engine.dispose();
   }
 });
