@@ -2,7 +2,7 @@
 // next token is a hash of the whole cached sequence, so any cache/ledger mismatch changes
 // its output. Tokens are bytes of UTF-8 text (ids 0..255), EOS is 256.
 
-import type { Engine, KvState, SamplingOptions, Tokenizer } from "../../src/extension/core/engine";
+import type { Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../../src/extension/core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
 
 export const EOS = 256;
@@ -48,10 +48,58 @@ export class HashState implements KvState {
   /** Called before each evaluate; lets tests block or fail a call. */
   beforeEvaluate: ((tokens: readonly number[]) => Promise<void> | void) | undefined;
 
+  /**
+   * With `replyLoop`, the state has generateReply: like a native loop it runs on by itself
+   * and sees a cancel only between tokens, so it may have decoded tokens the caller did not
+   * take (`runAhead` more steps after each token before it looks).
+   */
+  readonly generateReply?: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
+  runAhead = 0;
+
   constructor(
     readonly capacity: number,
     private readonly replyLength: number,
-  ) {}
+    replyLoop = false,
+  ) {
+    if (replyLoop) this.generateReply = (tokens, options, onToken) => this.replyLoop(tokens, options, onToken);
+  }
+
+  private replyLoop(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
+    let cancelled = false;
+    const done = (async () => {
+      if (this.disposed) throw new DisposedError("state");
+      if (this.busy) throw new ConcurrentAccessError();
+      const writes = tokens.length + options.maxTokens - 1;
+      if (this.cache.length + writes > this.capacity) throw new CapacityError(this.cache.length, writes, this.capacity);
+      this.busy = true;
+      try {
+        await this.beforeEvaluate?.(tokens);
+        this.cache.push(...tokens);
+        this.evaluated += tokens.length;
+        let sampled = 0;
+        let ahead = 0;
+        for (;;) {
+          const token = nextToken(this.cache, this.replyLength);
+          sampled++;
+          onToken(token);
+          if (token === EOS || sampled >= options.maxTokens) break;
+          // The caller's cancel arrives between tokens, unless this loop runs ahead of it.
+          if (ahead >= this.runAhead) {
+            await new Promise((r) => setImmediate(r));
+            ahead = 0;
+          } else ahead++;
+          if (cancelled) break;
+          await this.beforeEvaluate?.([token]);
+          this.cache.push(token);
+          this.evaluated++;
+        }
+        return this.cache.length;
+      } finally {
+        this.busy = false;
+      }
+    })();
+    return { done, cancel: () => (cancelled = true) };
+  }
 
   get length(): number {
     return this.cache.length;
@@ -110,13 +158,15 @@ export class FakeEngine implements Engine {
     private readonly capacity = 4096,
     private readonly replyLength = 12,
     template = CHATML_TEMPLATE,
+    /** States with generateReply (a backend with its own reply loop). */
+    readonly replyLoop = false,
   ) {
     this.chatTemplate = template;
     this.info = { backend: "llamacpp" as const, modelPath: "fake", modelName: "fake", capacity, details: "test double" };
   }
 
   async createState(): Promise<HashState> {
-    const state = new HashState(this.capacity, this.replyLength);
+    const state = new HashState(this.capacity, this.replyLength, this.replyLoop);
     this.states.push(state);
     return state;
   }

@@ -2,11 +2,12 @@
 // records them, flagging any overlap of two calls on one state (invariant 4) and counting
 // tokens evaluated (invariant 3).
 
-import type { Engine, KvState, SamplingOptions } from "../../src/extension/core/engine";
+import type { Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
 
 export interface StateCall {
   readonly kind: "evaluate" | "truncate" | "reset";
-  readonly tokens: number;
+  /** For generateReply: what the backend's reply loop wrote (known once it stops). */
+  tokens: number;
   readonly sampled: boolean;
 }
 
@@ -47,6 +48,35 @@ export class InstrumentedState implements KvState {
       this.distributions.push({ position: this.inner.length, top });
       return top[0][0];
     });
+  }
+
+  /**
+   * The backend's reply loop when it has one, counted as one evaluate call of everything it
+   * wrote; absent while distributions are recorded (they need one evaluateTopK per token).
+   */
+  get generateReply(): ((tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun) | undefined {
+    const inner = this.inner;
+    if (!inner.generateReply || this.recordDistributions) return undefined;
+    return (tokens, options, onToken) => {
+      const call: StateCall = { kind: "evaluate", tokens: 0, sampled: true };
+      const before = inner.length;
+      let run: ReplyRun | undefined;
+      let cancelled = false;
+      const done = this.track(call, async () => {
+        run = inner.generateReply!(tokens, options, onToken);
+        if (cancelled) run.cancel();
+        const length = await run.done;
+        call.tokens = length - before;
+        return length;
+      });
+      return {
+        done,
+        cancel: () => {
+          cancelled = true;
+          run?.cancel();
+        },
+      };
+    };
   }
 
   evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
@@ -94,6 +124,9 @@ export class InstrumentedEngine implements Engine {
   }
   get chatTemplate() {
     return this.inner.chatTemplate;
+  }
+  get replyLoop() {
+    return this.inner.replyLoop;
   }
 
   async createState(): Promise<InstrumentedState> {

@@ -12,9 +12,9 @@ function randomValue(random: () => number, depth = 0): unknown {
   if (depth > 2 || r < 0.25) return [null, undefined, 0, -1, 1.5, NaN, true, "", "evaluate", [1, 2]][Math.floor(random() * 10)];
   if (r < 0.6) {
     const obj: Record<string, unknown> = {};
-    const keys = ["id", "op", "request", "state", "tokens", "sample", "ok", "value", "error", "length", "k", "load"];
+    const keys = ["id", "op", "request", "state", "tokens", "sample", "ok", "value", "error", "length", "k", "load", "token", "cancel", "maxTokens"];
     for (let i = 0; i < 5; i++) obj[keys[Math.floor(random() * keys.length)]] = randomValue(random, depth + 1);
-    if (random() < 0.5) obj.op = ["load", "createState", "evaluate", "truncate", "reset", "disposeState", "eval"][Math.floor(random() * 7)];
+    if (random() < 0.5) obj.op = ["load", "createState", "evaluate", "truncate", "reset", "disposeState", "generateReply", "eval"][Math.floor(random() * 8)];
     return obj;
   }
   return Array.from({ length: 3 }, () => randomValue(random, depth + 1));
@@ -29,6 +29,20 @@ it("accepts well-formed requests", () => {
   assert.ok(parseToEngine({ id: 3, request: { op: "truncate", state: 1, length: 0 } }));
   assert.ok(parseToEngine({ id: 4, request: { op: "saveSnapshot", state: 1, path: "/s/a.kv.tmp", tokens: [1, 2] } }));
   assert.ok(parseToEngine({ id: 5, request: { op: "loadSnapshot", state: 1, path: "/s/a.kv" } }));
+  assert.ok(parseToEngine({ id: 6, request: { op: "generateReply", state: 1, tokens: [1], sample: { temperature: 0 }, maxTokens: 8 } }));
+  assert.deepEqual(parseToEngine({ cancel: 6 }), { cancel: 6 });
+});
+
+it("passes generateReply's token events and tells them from replies", () => {
+  assert.deepEqual(parseToHost({ id: 6, token: 42 }), { id: 6, token: 42 });
+  assert.equal(parseToHost({ id: 6, token: -1 }), undefined);
+  assert.equal(parseToHost({ id: 6, token: 1.5 }), undefined);
+  assert.deepEqual(parseToHost({ id: 6, ok: true, value: { length: 3 } }), { id: 6, ok: true, value: { length: 3 } });
+  assert.ok(replyChecks.generateReply({ length: 3 }));
+  assert.ok(!replyChecks.generateReply({}));
+  const loaded = { backend: "llamacpp", modelPath: "m", modelName: "m", capacity: 512, details: "", chatTemplate: "t" };
+  assert.ok(replyChecks.load({ ...loaded, replyLoop: true }));
+  assert.ok(!replyChecks.load({ ...loaded, replyLoop: "yes" }));
 });
 
 it("refuses malformed requests", () => {
@@ -42,6 +56,11 @@ it("refuses malformed requests", () => {
     { id: 1, request: { op: "truncate", state: 1 } },
     { id: 1, request: { op: "saveSnapshot", state: 1, path: "/s/a.kv" } },
     { id: 1, request: { op: "loadSnapshot", state: 1, path: "" } },
+    { id: 1, request: { op: "generateReply", state: 1, tokens: [], sample: { temperature: 0 }, maxTokens: 8 } },
+    { id: 1, request: { op: "generateReply", state: 1, tokens: [1], sample: { temperature: 0 }, maxTokens: 0 } },
+    { id: 1, request: { op: "generateReply", state: 1, tokens: [1], maxTokens: 4 } },
+    { cancel: -1 },
+    { cancel: 1, id: 2 },
   ]) {
     assert.equal(parseToEngine(bad), undefined, JSON.stringify(bad));
   }
@@ -70,8 +89,8 @@ it("random input never throws and never yields a malformed message", () => {
   for (let i = 0; i < 20_000; i++) {
     const value = randomValue(random);
     const request = parseToEngine(value);
-    if (request) assert.ok(Number.isInteger(request.id) && typeof request.request.op === "string");
+    if (request) assert.ok("cancel" in request ? Number.isInteger(request.cancel) : Number.isInteger(request.id) && typeof request.request.op === "string");
     const reply = parseToHost(value);
-    if (reply) assert.ok(reply.ok ? "value" in reply : typeof reply.error.message === "string");
+    if (reply) assert.ok("token" in reply ? Number.isInteger(reply.token) : reply.ok ? "value" in reply : typeof reply.error.message === "string");
   }
 });

@@ -1,5 +1,7 @@
 // Session / ChatSession behaviour on the engine test double (fast, no model): cancel within
-// one chunk, exact rollback, capacity guard, overflow and reset.
+// one chunk, exact rollback, capacity guard, overflow and reset. Every test runs twice: with
+// the core's step loop, and with a backend that has its own reply loop (generateReply),
+// which runs ahead of a cancel.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -8,9 +10,12 @@ import { CancelledError, CapacityError, EmptyMessageError, MessageTooLargeError 
 import { Session } from "../../src/extension/core/session";
 import { ByteTokenizer, FakeEngine, HashState, nextToken } from "../support/fake-engine";
 
-describe("Session on the engine test double", () => {
+for (const replyLoop of [false, true]) {
+const loop = replyLoop ? " (backend reply loop)" : "";
+
+describe(`Session on the engine test double${loop}`, () => {
   it("cancel during prefill stops within one chunk and rolls back exactly", async () => {
-    const state = new HashState(4096, 10);
+    const state = new HashState(4096, 10, replyLoop);
     const session = new Session(state, new ByteTokenizer(), 16);
     await session.prefill(new Array(10).fill(97));
     const controller = new AbortController();
@@ -27,7 +32,7 @@ describe("Session on the engine test double", () => {
   });
 
   it("stop during generation ends within one token and the ledger holds what was computed", async () => {
-    const state = new HashState(4096, 1000);
+    const state = new HashState(4096, 1000, replyLoop);
     const session = new Session(state, new ByteTokenizer(), 16);
     await session.prefill([1, 2, 3]);
     const controller = new AbortController();
@@ -43,7 +48,7 @@ describe("Session on the engine test double", () => {
   });
 
   it("generated tokens follow the cache exactly (ledger == cache)", async () => {
-    const state = new HashState(4096, 8);
+    const state = new HashState(4096, 8, replyLoop);
     const session = new Session(state, new ByteTokenizer(), 4);
     await session.prefill([5, 6, 7, 8, 9]);
     const out: number[] = [];
@@ -61,7 +66,7 @@ describe("Session on the engine test double", () => {
   });
 
   it("refuses a write past capacity before calling the engine", async () => {
-    const state = new HashState(64, 8);
+    const state = new HashState(64, 8, replyLoop);
     const session = new Session(state, new ByteTokenizer(), 16);
     await session.prefill(new Array(60).fill(97));
     const before = state.evaluated;
@@ -71,9 +76,9 @@ describe("Session on the engine test double", () => {
   });
 });
 
-describe("ChatSession on the engine test double", () => {
+describe(`ChatSession on the engine test double${loop}`, () => {
   it("turn 2 prefills only its new tokens", async () => {
-    const engine = new FakeEngine(4096, 6);
+    const engine = new FakeEngine(4096, 6, undefined, replyLoop);
     const chat = await ChatSession.create(engine, { turn: { systemPrompt: "be brief" } });
     const t1 = await chat.send({ text: "hello" });
     const t2 = await chat.send({ text: "again" });
@@ -85,7 +90,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("empty and oversized messages are typed errors and the conversation stays usable", async () => {
-    const engine = new FakeEngine(512, 6);
+    const engine = new FakeEngine(512, 6, undefined, replyLoop);
     const chat = await ChatSession.create(engine, { turn: { maxTokens: 32 } });
     await assert.rejects(chat.send({ text: "   " }), EmptyMessageError);
     await assert.rejects(chat.send({ text: "x".repeat(2000) }), MessageTooLargeError);
@@ -95,7 +100,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("summarize-and-reset keeps position under capacity over a long conversation", async () => {
-    const engine = new FakeEngine(512, 20);
+    const engine = new FakeEngine(512, 20, undefined, replyLoop);
     const chat = await ChatSession.create(engine, { turn: { maxTokens: 40, systemPrompt: "s" } });
     let overflows = 0;
     for (let i = 0; i < 30; i++) {
@@ -108,7 +113,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("reset while streaming stops the reply and drops queued messages", async () => {
-    const engine = new FakeEngine(4096, 1000);
+    const engine = new FakeEngine(4096, 1000, undefined, replyLoop);
     const chat = await ChatSession.create(engine, { turn: { maxTokens: 500 } });
     let started = false;
     const streaming = chat.send({ text: "long" }, { onText: () => (started = true) });
@@ -123,7 +128,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("reset gives a fresh state: the next turn prefills like a first turn", async () => {
-    const engine = new FakeEngine(4096, 6);
+    const engine = new FakeEngine(4096, 6, undefined, replyLoop);
     const chat = await ChatSession.create(engine);
     const first = await chat.send({ text: "hello" });
     await chat.send({ text: "more" });
@@ -137,7 +142,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("a restored conversation re-prefills lazily on its next turn, counted as a restore", async () => {
-    const engine = new FakeEngine(4096, 6);
+    const engine = new FakeEngine(4096, 6, undefined, replyLoop);
     const original = await ChatSession.create(engine);
     await original.send({ text: "hello" });
     const reply = original.messages.at(-1)!;
@@ -157,7 +162,7 @@ describe("ChatSession on the engine test double", () => {
   });
 
   it("a failed engine call leaves the conversation usable", async () => {
-    const engine = new FakeEngine(4096, 6);
+    const engine = new FakeEngine(4096, 6, undefined, replyLoop);
     const chat = await ChatSession.create(engine);
     await chat.send({ text: "one" });
     const ledger = [...chat.ledger];
@@ -170,5 +175,88 @@ describe("ChatSession on the engine test double", () => {
     const ok = await chat.send({ text: "two" });
     assert.ok(ok.replyTokens > 0);
     await chat.dispose();
+  });
+});
+}
+
+describe("Session with a backend reply loop that runs ahead of a stop", () => {
+  const greedy = { temperature: 0 };
+
+  it("a cancel erases the tokens decoded past it: ledger == cache", async () => {
+    const state = new HashState(4096, 1000, true);
+    state.runAhead = 3;
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill([1, 2, 3]);
+    const controller = new AbortController();
+    const got: number[] = [];
+    for await (const token of session.generate({ maxTokens: 100, sampling: greedy }, controller.signal)) {
+      got.push(token);
+      if (got.length === 5) controller.abort();
+    }
+    assert.equal(got.length, 5);
+    assert.equal(session.lastStopReason, "cancelled");
+    assert.deepEqual(state.cache, [1, 2, 3, ...got]);
+    assert.equal(session.evaluated, session.position);
+  });
+
+  it("a consumer that stops reading (a stop string) leaves ledger == cache, and the next reply continues exactly", async () => {
+    const runs = await Promise.all(
+      [false, true].map(async (replyLoop) => {
+        const state = new HashState(4096, 1000, replyLoop);
+        state.runAhead = 4;
+        const session = new Session(state, new ByteTokenizer(), 16);
+        await session.prefill([7, 8, 9]);
+        const first: number[] = [];
+        for await (const token of session.generate({ maxTokens: 100, sampling: greedy })) {
+          first.push(token);
+          if (first.length === 6) break;
+        }
+        const cacheAfterStop = [...state.cache];
+        await session.prefill([10]);
+        const second: number[] = [];
+        for await (const token of session.generate({ maxTokens: 8, sampling: greedy })) second.push(token);
+        return { first, second, cacheAfterStop, tokens: [...session.tokens], cache: [...state.cache] };
+      }),
+    );
+    const [steps, loop] = runs;
+    assert.deepEqual(loop.first, steps.first);
+    assert.ok(loop.cacheAfterStop.length <= 3 + 6, `the loop's extra tokens were erased: ${loop.cacheAfterStop.length}`);
+    assert.deepEqual(loop.second, steps.second);
+    assert.deepEqual(loop.tokens, steps.tokens);
+    assert.deepEqual(loop.cache, loop.tokens, "ledger == cache");
+  });
+
+  it("a whole reply: the same tokens, stop reason and prefilled/decoded counts as the step loop", async () => {
+    const results = await Promise.all(
+      [false, true].map(async (replyLoop) => {
+        const state = new HashState(4096, 9, replyLoop);
+        const session = new Session(state, new ByteTokenizer(), 4);
+        await session.prefill([5, 6, 7, 8, 9, 10, 11]);
+        const out: number[] = [];
+        for await (const token of session.generate({ maxTokens: 50, sampling: greedy })) out.push(token);
+        await session.prefill([12, 13]);
+        for await (const token of session.generate({ maxTokens: 3, sampling: greedy })) out.push(token);
+        return { out, reason: session.lastStopReason, counters: { ...session.counters }, evaluated: state.evaluated, cache: [...state.cache], tokens: [...session.tokens] };
+      }),
+    );
+    assert.deepEqual(results[1].out, results[0].out);
+    assert.equal(results[1].reason, "max_tokens");
+    assert.equal(results[1].reason, results[0].reason);
+    assert.deepEqual(results[1].counters, results[0].counters);
+    assert.equal(results[1].evaluated, results[0].evaluated, "the backend evaluated the same number of tokens");
+    assert.deepEqual(results[1].cache, results[1].tokens);
+  });
+
+  it("stops at capacity without writing past it", async () => {
+    const state = new HashState(32, 1000, true);
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill(new Array(20).fill(97));
+    const out: number[] = [];
+    for await (const token of session.generate({ maxTokens: 100, sampling: greedy })) out.push(token);
+    assert.equal(session.lastStopReason, "capacity");
+    assert.equal(session.position, 32);
+    assert.equal(out.length, 12);
+    assert.ok(state.length <= 32);
+    assert.deepEqual(state.cache, [...session.tokens]);
   });
 });

@@ -35,12 +35,28 @@ export interface EngineInfo {
   readonly details: string;
 }
 
+export interface ReplyOptions {
+  readonly sample: SamplingOptions;
+  /** Tokens to sample at most, the end-of-generation token included. */
+  readonly maxTokens: number;
+}
+
+/** A reply being generated inside the backend (KvState.generateReply). */
+export interface ReplyRun {
+  /** Resolves to the cache's length once the backend has stopped. */
+  readonly done: Promise<number>;
+  /** Stop at the next token (the backend may have sampled one more before it sees this). */
+  cancel(): void;
+}
+
 /** One loaded model, shared by every session (panel) that uses it. */
 export interface Engine {
   readonly info: EngineInfo;
   readonly tokenizer: Tokenizer;
   /** Jinja source of the chat template shipped with the model. */
   readonly chatTemplate: string;
+  /** Its states implement KvState.generateReply (known before one is created, for the engine process's proxy). */
+  readonly replyLoop?: boolean;
   createState(): Promise<KvState>;
   dispose(): Promise<void>;
 }
@@ -64,6 +80,18 @@ export interface KvState {
    * (softmax of the raw logits). Diagnostics and numerical-equivalence tests use it.
    */
   evaluateTopK?(tokens: readonly number[], k: number): Promise<Array<readonly [token: number, probability: number]>>;
+  /**
+   * Optional fast path for a reply, run inside the backend without a round trip per token:
+   * append `tokens` (at most one prefill chunk), sample a token from the last one's logits,
+   * and until an end-of-generation token, `maxTokens` sampled tokens or cancel(), append each
+   * sampled token and sample the next. `onToken` sees every sampled token, in order, before
+   * `done` resolves. When it stops, the cache holds `tokens` and every sampled token but the
+   * last (plus, after a cancel, possibly the ones sampled before the backend saw it: the
+   * caller erases what it did not take). `done` resolves to the cache's length. Must throw
+   * CapacityError, before touching the state, when length + tokens.length + maxTokens - 1 >
+   * capacity.
+   */
+  generateReply?(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun;
   /** Drop cached tokens from `length` to the end (exact; used to roll back a cancelled prefill). */
   truncate(length: number): Promise<void>;
   /** Discard everything: a fresh state. */

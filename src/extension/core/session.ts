@@ -92,7 +92,12 @@ export class Session {
     try {
       await this.resyncWithState();
       if (this.ledger.pending().length === 0) await this.holdBackLastToken();
-      while (produced < options.maxTokens) {
+      // The backend's own loop when it has one; the step loop below finishes what it leaves
+      // (e.g. it stopped at a token it takes for the end and the tokenizer does not).
+      const inBackend = this.state.generateReply ? yield* this.generateInBackend(options, signal) : undefined;
+      produced = inBackend?.produced ?? 0;
+      if (inBackend?.reason) reason = inBackend.reason;
+      while (!inBackend?.reason && produced < options.maxTokens) {
         if (signal?.aborted) {
           reason = "cancelled";
           break;
@@ -124,6 +129,91 @@ export class Session {
       this.lastStopReason = reason;
     }
     return reason;
+  }
+
+  /**
+   * generate() through KvState.generateReply: the backend decodes and samples without a
+   * round trip per token, so the model never waits for this side. Tokens are yielded as they
+   * arrive; a stop (cancel, the consumer returning early) cancels the run, and whatever the
+   * backend decoded beyond what was yielded is erased, so ledger == cache as in the loop.
+   */
+  private async *generateInBackend(options: GenerateOptions, signal?: AbortSignal): AsyncGenerator<number, { produced: number; reason?: StopReason }, void> {
+    // All but the last chunk of what is pending is prefilled as usual (cancel within a chunk).
+    const pending = this.ledger.pending().length;
+    await this.evaluatePending({ keepLast: ((pending - 1) % this.chunkSize) + 1, signal });
+    throwIfAborted(signal);
+    const input = this.ledger.pending();
+    const room = this.capacity - this.position;
+    const maxTokens = Math.min(options.maxTokens, room);
+    if (maxTokens <= 0) return { produced: 0, reason: options.maxTokens <= 0 ? "max_tokens" : "capacity" };
+
+    const arrived: number[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const run = this.state.generateReply!(input, { sample: options.sampling, maxTokens }, (token) => {
+      arrived.push(token);
+      wake?.();
+    });
+    const done = run.done.finally(() => {
+      finished = true;
+      wake?.();
+    });
+    done.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
+    const evaluatedBefore = this.ledger.evaluated;
+    const generatedBefore = this.pendingGenerated;
+    let produced = 0;
+    let reason: StopReason | undefined;
+    let completed = false;
+    try {
+      for (let next = 0; ; next++) {
+        while (next >= arrived.length && !finished) await new Promise<void>((resolve) => (wake = resolve));
+        if (next >= arrived.length) break;
+        const token = arrived[next];
+        if (this.tokenizer.isEndOfGeneration(token)) {
+          reason = "eog";
+          break;
+        }
+        this.ledger.append([token]);
+        produced++;
+        yield token;
+        if (signal?.aborted) {
+          reason = "cancelled";
+          break;
+        }
+      }
+      completed = true;
+    } finally {
+      run.cancel();
+      let length: number | undefined;
+      try {
+        length = await done;
+      } catch (error) {
+        // The state is whatever the backend left: the next call resyncs it with the ledger.
+        // Reported unless the consumer already stopped listening.
+        if (completed) throw error;
+      }
+      if (length !== undefined) await this.adoptBackendLength(length, evaluatedBefore, input.length, generatedBefore);
+    }
+    if (!reason && produced >= options.maxTokens) reason = "max_tokens";
+    else if (!reason && produced >= room) reason = "capacity";
+    return { produced, reason };
+  }
+
+  /**
+   * After generateReply: the cache holds the ledger's evaluated tokens, the input, and the
+   * sampled tokens the backend fed back. Erase any it decoded beyond the ledger (sampled
+   * before it saw the cancel) and mark the rest evaluated, counted as prefilled (input) or
+   * decoded (generated).
+   */
+  private async adoptBackendLength(length: number, evaluatedBefore: number, inputLength: number, generatedBefore: number): Promise<void> {
+    if (length > this.position) await this.state.truncate(this.position);
+    const evaluatedNow = Math.min(length, this.position) - evaluatedBefore;
+    if (evaluatedNow < inputLength) return; // failed inside the input: resyncWithState() sorts it out
+    this.ledger.markEvaluated(evaluatedNow);
+    const fromGeneration = Math.min(generatedBefore, inputLength);
+    this.counters.prefilled += inputLength - fromGeneration;
+    this.counters.decoded += fromGeneration + (evaluatedNow - inputLength);
+    this.pendingGenerated = this.ledger.pending().length;
   }
 
   /** Roll the ledger and the state back to `length` tokens (exact tail erase). */

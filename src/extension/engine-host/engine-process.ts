@@ -34,6 +34,8 @@ export interface ProcessExit {
 
 interface Pending {
   readonly op: RequestOp;
+  /** generateReply's tokens as they are sampled. */
+  readonly onToken?: (token: number) => void;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -99,12 +101,27 @@ export class EngineProcess {
   }
 
   request<K extends RequestOp>(request: Extract<Request, { op: K }>): Promise<ReplyOf[K]> {
+    return this.send(this.nextId++, request);
+  }
+
+  /** generateReply: `onToken` sees each sampled token before `done` resolves; cancel() asks the process to stop. */
+  generateReply(request: Extract<Request, { op: "generateReply" }>, onToken: (token: number) => void): { done: Promise<ReplyOf["generateReply"]>; cancel(): void } {
+    const id = this.nextId++;
+    const done = this.send(id, request, onToken);
+    return {
+      done,
+      cancel: () => {
+        if (this.pending.has(id) && this.child.connected) this.child.send({ cancel: id } satisfies ToEngine, () => undefined);
+      },
+    };
+  }
+
+  private send<K extends RequestOp>(id: number, request: Extract<Request, { op: K }>, onToken?: (token: number) => void): Promise<ReplyOf[K]> {
     if (this.exitInfo) {
       return Promise.reject(this.exitInfo.expected ? new DisposedError("Engine process") : crashError(this.exitInfo));
     }
-    const id = this.nextId++;
     return new Promise<ReplyOf[K]>((resolve, reject) => {
-      this.pending.set(id, { op: request.op, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { op: request.op, onToken, resolve: resolve as (v: unknown) => void, reject });
       const message: ToEngine = { id, request };
       this.child.send(message, (error) => {
         // The channel closed under us: the exit handler rejects with the crash reason.
@@ -127,6 +144,10 @@ export class EngineProcess {
     const reply = parseToHost(raw);
     const request = reply && this.pending.get(reply.id);
     if (!reply || !request) return; // Malformed or unknown: nobody waits for it.
+    if ("token" in reply) {
+      request.onToken?.(reply.token);
+      return;
+    }
     this.pending.delete(reply.id);
     if (!reply.ok) {
       request.reject(errorFromWire(reply.error));

@@ -3,12 +3,14 @@
 // this process only; the extension host sees the exit and recovers.
 
 import { loadEngine } from "../backends/load-engine";
-import type { Engine, KvState } from "../core/engine";
+import type { Engine, KvState, ReplyRun } from "../core/engine";
 import { CapacityError, EngineFailedError, toStatefulChatError } from "../core/errors";
 import { parseToEngine, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
 
 let engine: Engine | undefined;
 const states = new Map<number, KvState>();
+/** Running generateReply requests by request id, so a cancel message can reach them. */
+const replies = new Map<number, ReplyRun>();
 let nextStateId = 1;
 
 function send(message: ToHost): void {
@@ -32,20 +34,20 @@ function loadedEngine(): Engine {
   return engine;
 }
 
-async function handle(request: Request): Promise<unknown> {
+async function handle(id: number, request: Request): Promise<unknown> {
   switch (request.op) {
     case "load": {
       if (engine) throw new EngineFailedError("engine process: a model is already loaded");
       const loaded = await loadEngine(request.load);
       engine = loaded.engine;
-      const info: LoadedInfo = { ...engine.info, chatTemplate: engine.chatTemplate, notice: loaded.notice };
+      const info: LoadedInfo = { ...engine.info, chatTemplate: engine.chatTemplate, notice: loaded.notice, replyLoop: engine.replyLoop === true };
       return info;
     }
     case "createState": {
       const state = await loadedEngine().createState();
-      const id = nextStateId++;
-      states.set(id, state);
-      return { state: id, capacity: state.capacity };
+      const stateId = nextStateId++;
+      states.set(stateId, state);
+      return { state: stateId, capacity: state.capacity };
     }
     case "evaluate": {
       const state = stateOf(request.state);
@@ -79,6 +81,18 @@ async function handle(request: Request): Promise<unknown> {
       const tokens = await state.loadSnapshot(request.path);
       return { length: state.length, tokens };
     }
+    case "generateReply": {
+      const state = stateOf(request.state);
+      if (!state.generateReply) throw new EngineFailedError("this backend has no reply loop");
+      const run = state.generateReply(request.tokens, { sample: request.sample, maxTokens: request.maxTokens }, (token) => send({ id, token }));
+      replies.set(id, run);
+      try {
+        await run.done;
+      } finally {
+        replies.delete(id);
+      }
+      return { length: state.length };
+    }
     case "disposeState": {
       const state = states.get(request.state);
       states.delete(request.state);
@@ -96,7 +110,11 @@ process.on("message", (raw: unknown) => {
     process.stderr.write(`engine-host: ignored a malformed message\n`);
     return;
   }
-  handle(message.request).then(
+  if ("cancel" in message) {
+    replies.get(message.cancel)?.cancel();
+    return;
+  }
+  handle(message.id, message.request).then(
     (value) => send({ id: message.id, ok: true, value }),
     (error: unknown) => send({ id: message.id, ok: false, error: wireError(error) }),
   );

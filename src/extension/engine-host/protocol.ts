@@ -20,6 +20,8 @@ export interface LoadedInfo {
   readonly details: string;
   readonly chatTemplate: string;
   readonly notice?: string;
+  /** The engine's states have generateReply (Engine.replyLoop). */
+  readonly replyLoop?: boolean;
 }
 
 export type Request =
@@ -31,7 +33,9 @@ export type Request =
   | { readonly op: "reset"; readonly state: number }
   | { readonly op: "disposeState"; readonly state: number }
   | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string; readonly tokens: readonly number[] }
-  | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string };
+  | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string }
+  /** KvState.generateReply: sampled tokens stream back as TokenEvents before the reply. */
+  | { readonly op: "generateReply"; readonly state: number; readonly tokens: readonly number[]; readonly sample: SamplingOptions; readonly maxTokens: number };
 
 export type RequestOp = Request["op"];
 
@@ -46,6 +50,7 @@ export interface ReplyOf {
   disposeState: Record<string, never>;
   saveSnapshot: { readonly bytes: number };
   loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
+  generateReply: { readonly length: number };
 }
 
 export interface WireError {
@@ -55,11 +60,19 @@ export interface WireError {
   readonly capacity?: { readonly position: number; readonly requested: number; readonly capacity: number };
 }
 
+/** A token sampled by the generateReply request `id`, sent before its reply. */
+export interface TokenEvent {
+  readonly id: number;
+  readonly token: number;
+}
+
 export type ToHost =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: WireError };
+  | { readonly id: number; readonly ok: false; readonly error: WireError }
+  | TokenEvent;
 
-export type ToEngine = { readonly id: number; readonly request: Request };
+/** A request, or a cancel of the running generateReply request `cancel` (no reply). */
+export type ToEngine = { readonly id: number; readonly request: Request } | { readonly cancel: number };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
@@ -104,6 +117,8 @@ function isRequest(v: unknown): v is Request {
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0 && isTokens(v.tokens);
     case "loadSnapshot":
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0;
+    case "generateReply":
+      return isInt(v.state) && isTokens(v.tokens) && v.tokens.length > 0 && isSampling(v.sample) && isInt(v.maxTokens) && v.maxTokens > 0;
     default:
       return false;
   }
@@ -111,6 +126,7 @@ function isRequest(v: unknown): v is Request {
 
 /** A request as the engine process receives it, or undefined when malformed. */
 export function parseToEngine(raw: unknown): ToEngine | undefined {
+  if (isObject(raw) && isInt(raw.cancel) && raw.id === undefined) return { cancel: raw.cancel };
   if (!isObject(raw) || !isInt(raw.id) || !isRequest(raw.request)) return undefined;
   return { id: raw.id, request: raw.request };
 }
@@ -118,6 +134,7 @@ export function parseToEngine(raw: unknown): ToEngine | undefined {
 /** A reply as the host receives it, or undefined when malformed. Values are checked per operation by the caller. */
 export function parseToHost(raw: unknown): ToHost | undefined {
   if (!isObject(raw) || !isInt(raw.id)) return undefined;
+  if (raw.ok === undefined && isInt(raw.token)) return { id: raw.id, token: raw.token };
   if (raw.ok === true) return { id: raw.id, ok: true, value: raw.value };
   if (raw.ok === false && isObject(raw.error) && typeof raw.error.code === "string" && typeof raw.error.message === "string") {
     const cap = raw.error.capacity;
@@ -139,7 +156,8 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
     isInt(v.capacity) &&
     typeof v.details === "string" &&
     typeof v.chatTemplate === "string" &&
-    isOptionalString(v.notice),
+    isOptionalString(v.notice) &&
+    (v.replyLoop === undefined || typeof v.replyLoop === "boolean"),
   createState: (v): v is ReplyOf["createState"] => isObject(v) && isInt(v.state) && isInt(v.capacity),
   evaluate: (v): v is ReplyOf["evaluate"] => isObject(v) && isInt(v.length) && (v.next === undefined || isInt(v.next)),
   evaluateTopK: (v): v is ReplyOf["evaluateTopK"] =>
@@ -149,4 +167,5 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
   saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
   loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
+  generateReply: (v): v is ReplyOf["generateReply"] => isObject(v) && isInt(v.length),
 };

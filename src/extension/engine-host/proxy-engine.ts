@@ -35,6 +35,7 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
     first: EngineProcess,
     /** Why the requested backend was not used (a fallback), if it was not. */
     readonly notice: string | undefined,
+    readonly replyLoop: boolean,
   ) {
     this.guard = new CrashGuard(options.guard);
     this.current = first;
@@ -47,8 +48,8 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
     try {
       const loaded = await process.request({ op: "load", load: request });
       const tokenizer = await loadTokenizerOnly(loaded.backend, loaded.modelPath);
-      const { chatTemplate, notice, ...info } = loaded;
-      return new ProxyEngine(request, options, info, chatTemplate, tokenizer, process, notice);
+      const { chatTemplate, notice, replyLoop, ...info } = loaded;
+      return new ProxyEngine(request, options, info, chatTemplate, tokenizer, process, notice, replyLoop === true);
     } catch (error) {
       await process.stop();
       throw error;
@@ -70,7 +71,7 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
    */
   async createState(): Promise<KvState> {
     if (this.disposed) throw new DisposedError("Engine");
-    const state = new ProxyKvState(this, this.info.capacity, undefined);
+    const state = new ProxyKvState(this, this.info.capacity, undefined, this.replyLoop);
     this.states.add(state);
     return state;
   }

@@ -3,7 +3,7 @@
 // sees it (length != ledger) and re-prefills. A lost state gets a fresh remote state from
 // the restarted process on its next evaluate.
 
-import type { KvState, SamplingOptions } from "../core/engine";
+import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../core/errors";
 import type { EngineProcess } from "./engine-process";
 
@@ -24,11 +24,17 @@ export class ProxyKvState implements KvState {
   private busy = false;
   private disposed = false;
 
+  /** Present when the engine process's states have it: the reply loop runs there, tokens stream here. */
+  readonly generateReply?: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
+
   constructor(
     private readonly owner: ProxyStateOwner,
     readonly capacity: number,
     private remote: Remote | undefined,
-  ) {}
+    replyLoop = false,
+  ) {
+    if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(tokens, options, onToken);
+  }
 
   get length(): number {
     return this.remote?.process.alive ? this.known : 0;
@@ -58,6 +64,28 @@ export class ProxyKvState implements KvState {
       this.known = reply.length;
       return reply.top;
     });
+  }
+
+  private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
+    let cancelled = false;
+    let cancelRemote = () => {};
+    const done = this.exclusive(async () => {
+      this.assertFits(tokens.length + options.maxTokens - 1);
+      const remote = await this.ensureRemote();
+      const run = remote.process.generateReply({ op: "generateReply", state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens }, onToken);
+      cancelRemote = run.cancel;
+      if (cancelled) run.cancel();
+      const reply = await run.done;
+      this.known = reply.length;
+      return reply.length;
+    });
+    return {
+      done,
+      cancel: () => {
+        cancelled = true;
+        cancelRemote();
+      },
+    };
   }
 
   truncate(length: number): Promise<void> {

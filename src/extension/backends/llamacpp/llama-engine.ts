@@ -1,10 +1,11 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Engine, EngineInfo, KvState } from "../../core/engine";
-import { DisposedError, ModelInvalidError, StatefulChatError } from "../../core/errors";
+import { DisposedError, EngineFailedError, ModelInvalidError, StatefulChatError } from "../../core/errors";
 import { assertLooksLikeGguf } from "./gguf-file";
 import { LlamaKvState } from "./llama-state";
 import { LlamaTokenizer } from "./llama-tokenizer";
+import { hasNativeReplyLoop } from "./native-reply-loop";
 import { calibratedThreads } from "./thread-calibration";
 import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
 
@@ -32,6 +33,7 @@ export class LlamaEngine implements Engine {
     readonly tokenizer: LlamaTokenizer,
     readonly chatTemplate: string,
     private readonly threads: number,
+    readonly replyLoop: boolean,
   ) {}
 
   static async load(options: LlamaEngineOptions): Promise<LlamaEngine> {
@@ -76,7 +78,7 @@ export class LlamaEngine implements Engine {
       capacity,
       details: `llama.cpp CPU (${build}), ${threads} threads${threadNote}, context ${capacity}`,
     };
-    return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads);
+    return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads, hasNativeReplyLoop(llama));
   }
 
   async createState(): Promise<KvState> {
@@ -86,6 +88,10 @@ export class LlamaEngine implements Engine {
       { contextSize: this.info.capacity, threads: this.threads, batchSize: Math.min(512, this.info.capacity) },
       () => this.states.delete(state),
     );
+    if (this.replyLoop !== (state.generateReply !== undefined)) {
+      await state.dispose();
+      throw new EngineFailedError("llama.cpp: the addon's reply loop is present on its class but not on a context");
+    }
     this.states.add(state);
     return state;
   }

@@ -2,7 +2,7 @@
 // panels never share KV memory; the context shift is replaced by a strategy that throws,
 // so llama.cpp can never silently drop the oldest tokens (invariant 5).
 
-import type { KvState, SamplingOptions } from "../../core/engine";
+import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError, EngineFailedError } from "../../core/errors";
 import type {
   ControlledEvaluateIndexOutput,
@@ -12,6 +12,7 @@ import type {
   LlamaModel,
   Token,
 } from "./node-llama-cpp";
+import { nativeReplyLoop, type NativeReplyLoop } from "./native-reply-loop";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
 
@@ -25,11 +26,17 @@ export class LlamaKvState implements KvState {
   private busy = false;
   private disposed = false;
 
+  /** Present when the loaded binary has the native reply loop (our build). */
+  readonly generateReply?: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
+
   private constructor(
     private readonly context: LlamaContext,
     private readonly sequence: LlamaContextSequence,
     private readonly onDispose: () => void,
-  ) {}
+    replyLoop: NativeReplyLoop | undefined,
+  ) {
+    if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(replyLoop, tokens, options, onToken);
+  }
 
   /** `onDispose` lets the engine forget the state once it is disposed. */
   static async create(model: LlamaModel, options: LlamaStateOptions, onDispose: () => void): Promise<LlamaKvState> {
@@ -46,7 +53,7 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence, onDispose);
+    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence));
   }
 
   get capacity(): number {
@@ -99,6 +106,27 @@ export class LlamaKvState implements KvState {
     const items: ControlledEvaluateInputItem[] = input.slice(0, last);
     items.push(generateNext ? [input[last], { generateNext }] : input[last]);
     return (await this.sequence.controlledEvaluate(items))[last];
+  }
+
+  private runReply(loop: NativeReplyLoop, tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
+    let cancelled = false;
+    let cancelRun = () => {};
+    const done = this.exclusive(async () => {
+      const writes = tokens.length + options.maxTokens - 1;
+      if (tokens.length === 0 || options.maxTokens < 1) throw new EngineFailedError("generateReply needs input tokens and maxTokens >= 1");
+      if (this.length + writes > this.capacity) throw new CapacityError(this.length, writes, this.capacity);
+      const run = loop.run(tokens, options, onToken);
+      cancelRun = run.cancel;
+      if (cancelled) run.cancel();
+      return await run.done;
+    });
+    return {
+      done,
+      cancel: () => {
+        cancelled = true;
+        cancelRun();
+      },
+    };
   }
 
   truncate(length: number): Promise<void> {
