@@ -1,4 +1,4 @@
-// Builds node-llama-cpp's addon with a persistent ggml threadpool (native/llama-threadpool/)
+// Builds node-llama-cpp's addon with a persistent ggml threadpool and a native reply loop (native/llama-threadpool/)
 // and native CPU flags, once per machine; caches the result under .cache/llama-build/ so
 // that `npm ci` (which wipes node_modules) costs a copy, not a rebuild. The backend loads
 // this build when present and the prebuilt binary otherwise (see FAST_BUILD_CMAKE_OPTIONS).
@@ -68,7 +68,7 @@ function pathsFor(root: string): Paths {
     root,
     packageDir,
     // Applied in order to the addon sources of a staging copy of node-llama-cpp.
-    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch")],
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch")],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };

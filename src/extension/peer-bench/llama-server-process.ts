@@ -46,6 +46,9 @@ export class LlamaServerProcess {
       "--parallel", String(options.slots),
       "--threads", String(options.threads),
       "--threads-batch", String(options.threads),
+      // The attention our engine uses (see llama-state.ts): the same math on both sides.
+      // llama-server's default ("auto") turns it on, which on a CPU decodes slower.
+      "--flash-attn", "off",
       "--jinja",
       "--no-webui",
     ];

@@ -45,6 +45,11 @@ export class LlamaKvState implements KvState {
       threads: options.threads,
       batchSize: options.batchSize,
       sequences: 1,
+      // node-llama-cpp's default ("auto") turns flash attention on for the CPU, where it
+      // decodes slower, and more so as the context grows: llama-server 11434 on this 2-core
+      // Xeon, 2 threads, decoded 76 and 54 tok/s after 861 and 2,261 tokens with it off, 40
+      // and 22 with it on (our engine after 2,261 tokens: 19 on, 40-46 off).
+      flashAttention: false,
     });
     const sequence = context.getSequence({
       contextShift: {
