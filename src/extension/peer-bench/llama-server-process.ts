@@ -46,9 +46,8 @@ export class LlamaServerProcess {
       "--parallel", String(options.slots),
       "--threads", String(options.threads),
       "--threads-batch", String(options.threads),
-      // The attention our engine uses (see llama-state.ts): the same math on both sides.
-      // llama-server's default ("auto") turns it on, which on a CPU decodes slower.
-      "--flash-attn", "off",
+      // The attention our engine uses (see llama-state.ts), and llama-server's default.
+      "--flash-attn", "auto",
       "--jinja",
       "--no-webui",
     ];

@@ -25,6 +25,7 @@ export interface LlamaStateOptions {
 export class LlamaKvState implements KvState {
   private busy = false;
   private disposed = false;
+  private replyInFlight: { readonly done: Promise<unknown>; readonly cancel: () => void } | undefined;
 
   /** Present when the loaded binary has the native reply loop (our build). */
   readonly generateReply?: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
@@ -45,11 +46,14 @@ export class LlamaKvState implements KvState {
       threads: options.threads,
       batchSize: options.batchSize,
       sequences: 1,
-      // node-llama-cpp's default ("auto") turns flash attention on for the CPU, where it
-      // decodes slower, and more so as the context grows: llama-server 11434 on this 2-core
-      // Xeon, 2 threads, decoded 76 and 54 tok/s after 861 and 2,261 tokens with it off, 40
-      // and 22 with it on (our engine after 2,261 tokens: 19 on, 40-46 off).
-      flashAttention: false,
+      // Flash attention stays on (llama.cpp's "auto" on a CPU): it attends one query row at a
+      // time with the same kernel whether a token comes in a prefill batch or alone, so a
+      // conversation re-prefilled from its ledger answers as its cache does. Off, batches take
+      // other matrix kernels, and greedy replies after a re-prefill diverged from the cached
+      // ones without a near-tie (engine-crash and template tests). Off also decodes faster
+      // on this 2-core Xeon at long contexts (2,261 cached tokens: 40-46 tok/s vs 19), a
+      // trade we do not take against invariant 1.
+      flashAttention: "auto",
     });
     const sequence = context.getSequence({
       contextShift: {
@@ -116,6 +120,10 @@ export class LlamaKvState implements KvState {
   private runReply(loop: NativeReplyLoop, tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
     let cancelled = false;
     let cancelRun = () => {};
+    const cancel = () => {
+      cancelled = true;
+      cancelRun();
+    };
     const done = this.exclusive(async () => {
       const writes = tokens.length + options.maxTokens - 1;
       if (tokens.length === 0 || options.maxTokens < 1) throw new EngineFailedError("generateReply needs input tokens and maxTokens >= 1");
@@ -125,13 +133,8 @@ export class LlamaKvState implements KvState {
       if (cancelled) run.cancel();
       return await run.done;
     });
-    return {
-      done,
-      cancel: () => {
-        cancelled = true;
-        cancelRun();
-      },
-    };
+    this.replyInFlight = { done: done.catch(() => undefined), cancel };
+    return { done, cancel };
   }
 
   truncate(length: number): Promise<void> {
@@ -162,6 +165,12 @@ export class LlamaKvState implements KvState {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    // The native loop uses the context until it stops: stop it before freeing the context.
+    const reply = this.replyInFlight;
+    if (reply) {
+      reply.cancel();
+      await reply.done;
+    }
     this.onDispose();
     await this.sequence.dispose();
     await this.context.dispose();
