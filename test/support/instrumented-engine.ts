@@ -3,6 +3,7 @@
 // tokens evaluated (invariant 3).
 
 import type { Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
+import { replyRunStartingLater } from "../../src/extension/core/reply-run";
 
 export interface StateCall {
   readonly kind: "evaluate" | "truncate" | "reset";
@@ -60,22 +61,13 @@ export class InstrumentedState implements KvState {
     return (tokens, options, onToken) => {
       const call: StateCall = { kind: "evaluate", tokens: 0, sampled: true };
       const before = inner.length;
-      let run: ReplyRun | undefined;
-      let cancelled = false;
-      const done = this.track(call, async () => {
-        run = inner.generateReply!(tokens, options, onToken);
-        if (cancelled) run.cancel();
-        const length = await run.done;
-        call.tokens = length - before;
-        return length;
-      });
-      return {
-        done,
-        cancel: () => {
-          cancelled = true;
-          run?.cancel();
-        },
-      };
+      return replyRunStartingLater((begin) =>
+        this.track(call, async () => {
+          const length = await begin(inner.generateReply!(tokens, options, onToken)).done;
+          call.tokens = length - before;
+          return length;
+        }),
+      );
     };
   }
 

@@ -5,6 +5,7 @@
 
 import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../core/errors";
+import { replyRunStartingLater } from "../core/reply-run";
 import type { EngineProcess } from "./engine-process";
 
 interface Remote {
@@ -67,25 +68,16 @@ export class ProxyKvState implements KvState {
   }
 
   private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
-    let cancelled = false;
-    let cancelRemote = () => {};
-    const done = this.exclusive(async () => {
-      this.assertFits(tokens.length + options.maxTokens - 1);
-      const remote = await this.ensureRemote();
-      const run = remote.process.generateReply({ op: "generateReply", state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens }, onToken);
-      cancelRemote = run.cancel;
-      if (cancelled) run.cancel();
-      const reply = await run.done;
-      this.known = reply.length;
-      return reply.length;
-    });
-    return {
-      done,
-      cancel: () => {
-        cancelled = true;
-        cancelRemote();
-      },
-    };
+    return replyRunStartingLater((begin) =>
+      this.exclusive(async () => {
+        this.assertFits(tokens.length + options.maxTokens - 1);
+        const remote = await this.ensureRemote();
+        const request = { op: "generateReply" as const, state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens };
+        const reply = await begin(remote.process.generateReply(request, onToken)).done;
+        this.known = reply.length;
+        return reply.length;
+      }),
+    );
   }
 
   truncate(length: number): Promise<void> {

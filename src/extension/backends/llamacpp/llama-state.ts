@@ -12,6 +12,7 @@ import type {
   LlamaModel,
   Token,
 } from "./node-llama-cpp";
+import { replyRunStartingLater } from "../../core/reply-run";
 import { nativeReplyLoop, type NativeReplyLoop } from "./native-reply-loop";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
@@ -118,23 +119,16 @@ export class LlamaKvState implements KvState {
   }
 
   private runReply(loop: NativeReplyLoop, tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
-    let cancelled = false;
-    let cancelRun = () => {};
-    const cancel = () => {
-      cancelled = true;
-      cancelRun();
-    };
-    const done = this.exclusive(async () => {
-      const writes = tokens.length + options.maxTokens - 1;
-      if (tokens.length === 0 || options.maxTokens < 1) throw new EngineFailedError("generateReply needs input tokens and maxTokens >= 1");
-      if (this.length + writes > this.capacity) throw new CapacityError(this.length, writes, this.capacity);
-      const run = loop.run(tokens, options, onToken);
-      cancelRun = run.cancel;
-      if (cancelled) run.cancel();
-      return await run.done;
-    });
-    this.replyInFlight = { done: done.catch(() => undefined), cancel };
-    return { done, cancel };
+    const reply = replyRunStartingLater((begin) =>
+      this.exclusive(async () => {
+        const writes = tokens.length + options.maxTokens - 1;
+        if (tokens.length === 0 || options.maxTokens < 1) throw new EngineFailedError("generateReply needs input tokens and maxTokens >= 1");
+        if (this.length + writes > this.capacity) throw new CapacityError(this.length, writes, this.capacity);
+        return await begin(loop.run(tokens, options, onToken)).done;
+      }),
+    );
+    this.replyInFlight = { done: reply.done.catch(() => undefined), cancel: reply.cancel };
+    return reply;
   }
 
   truncate(length: number): Promise<void> {
