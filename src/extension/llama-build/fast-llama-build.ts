@@ -67,8 +67,8 @@ function pathsFor(root: string): Paths {
   return {
     root,
     packageDir,
-    // Applied in order to the addon sources of a staging copy of node-llama-cpp.
-    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch")],
+    // Applied in order to a staging copy of node-llama-cpp: its addon sources, then ggml's CPU flash attention.
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(patchDir, "ggml-flash-attn-grouped.patch")],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };
@@ -113,7 +113,7 @@ async function prepareStaging(paths: Paths, source: string, log: (line: string) 
   await mkdir(join(packageCopy, "llama", "llama.cpp", ".git"), { recursive: true });
   for (const patch of paths.patches) {
     await run("patch", ["-p1", "--forward", "--silent", "-d", packageCopy, "-i", patch], { cwd: staging, log }).catch((error: unknown) => {
-      throw new FastBuildUnavailableError(`${patch} does not apply to node-llama-cpp's addon: ${String(error)}`);
+      throw new FastBuildUnavailableError(`${patch} does not apply to the staged node-llama-cpp and llama.cpp sources: ${String(error)}`);
     });
   }
   return staging;

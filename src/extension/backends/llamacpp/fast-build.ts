@@ -12,11 +12,14 @@ import { buildRunsOnThisCpu } from "./cpu-signature";
  * so the loader asks for exactly these. OpenMP stays off: the patched addon attaches its
  * own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
  * the llama.cpp source the build came from, so that a build from another source (such as
- * the older one node-llama-cpp bundles) is never taken for ours.
+ * the older one node-llama-cpp bundles) is never taken for ours. STATEFUL_CHAT_PATCHES
+ * (unused by cmake too) names the patch set, so a build made before a patch changed is not
+ * taken for ours either: its folder name differs, and the next build-llama rebuilds.
  */
 export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   GGML_OPENMP: "OFF",
   STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
+  STATEFUL_CHAT_PATCHES: "threadpool.generate.fa-grouped",
 };
 
 export function isCompleteBuild(folder: string): boolean {

@@ -57,6 +57,6 @@ export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: 
 /** How the loaded binary was made, for the engine's details and the bench report. */
 export function describeLlamaBuild(llama: Llama): string {
   return llama.buildType === "localBuild"
-    ? `local build of llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool`
+    ? `local build of llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool, grouped flash attention`
     : "prebuilt binary";
 }
