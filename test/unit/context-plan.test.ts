@@ -1,7 +1,7 @@
 // The composer chips and the context a message carries come from one plan: these tests hold
 // them equal, and check removal, pins, mentions, budgets and refusals (real files on disk).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -153,6 +153,16 @@ describe("refused mentions", () => {
       assert.equal(refusalByPath(join(root, "debug.log"), root, "debug.log"), "ignored by .gitignore");
       assert.equal(refusalByPath(join(root, ".env"), root, ".env"), "looks like a secrets file");
       assert.equal(refusalByPath(join(root, "ok.ts"), root, "ok.ts"), undefined);
+      // A sub-folder's .gitignore counts too, relative to its folder, and its !pattern wins.
+      mkdirSync(join(root, "pkg", "gen"), { recursive: true });
+      writeFileSync(join(root, "pkg", ".gitignore"), "notes.txt\ngen/\n!keep.log\n");
+      forgetGitignores();
+      assert.equal(refusalByPath(join(root, "pkg/notes.txt"), root, "pkg/notes.txt"), "ignored by .gitignore");
+      assert.equal(refusalByPath(join(root, "pkg/gen/api.ts"), root, "pkg/gen/api.ts"), "ignored by .gitignore");
+      assert.equal(refusalByPath(join(root, "pkg/keep.log"), root, "pkg/keep.log"), undefined);
+      assert.equal(refusalByPath(join(root, "pkg/other.log"), root, "pkg/other.log"), "ignored by .gitignore");
+      assert.equal(refusalByPath(join(root, "notes.txt"), root, "notes.txt"), undefined);
+      assert.equal(refusalByPath(join(root, "pkg/main.ts"), root, "pkg/main.ts"), undefined);
       assert.deepEqual(await readFileVerdict(join(root, "image.png")), { ok: false, reason: "binary file" });
       assert.deepEqual(await readFileVerdict(join(root, "keys.ts")), { ok: false, reason: "looks like it contains secrets" });
       assert.deepEqual(await readFileVerdict(join(root, "ok.ts")), { ok: true, text: "export const ok = 1;\n" });

@@ -1,5 +1,5 @@
 // Whether a workspace file may be attached, and its text: refused when it looks like a
-// secrets file, is ignored by its folder's .gitignore, is binary or not UTF-8, or is gone.
+// secrets file, is ignored by a .gitignore (the root's or a sub-folder's), is binary or not UTF-8, or is gone.
 // Plain Node (no VS Code), so the refusals are unit-tested on real files.
 
 import { existsSync, readFileSync } from "node:fs";
@@ -10,16 +10,33 @@ import { decodeWorkspaceBytes, looksLikeSecretFile, type ContentVerdict } from "
 
 const ignoreCache = new Map<string, Ignore>();
 
-/** The root .gitignore of a workspace folder (plus .git/ and node_modules/), cached. */
-export function gitignoreOf(root: string): Ignore {
-  let rules = ignoreCache.get(root);
+/** The rules of one folder's own .gitignore (the workspace root adds .git/ and node_modules/), cached. */
+function rulesOf(folder: string, isRoot: boolean): Ignore {
+  let rules = ignoreCache.get(folder);
   if (!rules) {
-    rules = ignore().add([".git/", "node_modules/"]);
-    const file = join(root, ".gitignore");
+    rules = ignore().add(isRoot ? [".git/", "node_modules/"] : []);
+    const file = join(folder, ".gitignore");
     if (existsSync(file)) rules.add(readFileSync(file, "utf8"));
-    ignoreCache.set(root, rules);
+    ignoreCache.set(folder, rules);
   }
   return rules;
+}
+
+/**
+ * Whether git would ignore `label` (a "/"-separated path relative to the workspace folder
+ * `root`), by the .gitignore of the root and of every folder on the way down, as git reads
+ * them: a pattern is relative to its own folder, and the deepest .gitignore with a rule for
+ * the path decides, so a sub-folder's `!pattern` takes back what a parent ignores.
+ */
+export function isGitignored(root: string, label: string): boolean {
+  const parts = label.split("/");
+  for (let depth = parts.length - 1; depth >= 0; depth--) {
+    const folder = join(root, ...parts.slice(0, depth));
+    const verdict = rulesOf(folder, depth === 0).test(parts.slice(depth).join("/"));
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
 }
 
 /** A .gitignore changed: read it again next time. */
@@ -33,7 +50,7 @@ export function forgetGitignores(): void {
  */
 export function refusalByPath(fsPath: string, root?: string, label?: string): string | undefined {
   if (looksLikeSecretFile(fsPath)) return "looks like a secrets file";
-  if (root && label && !label.startsWith("..") && gitignoreOf(root).ignores(label)) return "ignored by .gitignore";
+  if (root && label && !label.startsWith("..") && isGitignored(root, label)) return "ignored by .gitignore";
   return undefined;
 }
 

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import { workspaceOutline } from "../../core/context-outline";
 import { PathIndex } from "../../core/context-ranking";
 import { relativeLabel } from "../context-sources";
-import { forgetGitignores, gitignoreOf } from "./file-checks";
+import { forgetGitignores, isGitignored } from "./file-checks";
 
 /** Enough for large repositories; past it the list is cut (and completion says so). */
 export const MAX_INDEXED_FILES = 50_000;
@@ -72,7 +72,7 @@ export class WorkspaceFileIndex implements vscode.Disposable {
     const files = new Map<string, vscode.Uri>();
     for (const uri of found) {
       const { label, root } = relativeLabel(uri);
-      if (root && gitignoreOf(root).ignores(label)) continue;
+      if (root && isGitignored(root, label)) continue;
       files.set(label, uri);
     }
     return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));
