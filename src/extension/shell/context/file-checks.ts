@@ -1,5 +1,6 @@
 // Whether a workspace file may be attached, and its text: refused when it looks like a
-// secrets file, is ignored by a .gitignore (the root's or a sub-folder's), is binary or not UTF-8, or is gone.
+// secrets file, is ignored by a .gitignore (the root's or a sub-folder's), is binary or not
+// UTF-8, or is gone.
 // Plain Node (no VS Code), so the refusals are unit-tested on real files.
 
 import { existsSync, readFileSync } from "node:fs";
@@ -24,9 +25,11 @@ function rulesOf(folder: string, isRoot: boolean): Ignore {
 
 /**
  * Whether git would ignore `label` (a "/"-separated path relative to the workspace folder
- * `root`), by the .gitignore of the root and of every folder on the way down, as git reads
- * them: a pattern is relative to its own folder, and the deepest .gitignore with a rule for
- * the path decides, so a sub-folder's `!pattern` takes back what a parent ignores.
+ * `root`), by the .gitignore of the root and of every folder on the way down: a pattern is
+ * relative to its own folder, and the deepest .gitignore with a rule for the path decides, so
+ * a sub-folder's `!pattern` takes back what a parent ignores. One difference from git: git
+ * never reads the .gitignore inside a folder a parent ignores, so there a `!pattern` cannot
+ * take a file back; here it can.
  */
 export function isGitignored(root: string, label: string): boolean {
   const parts = label.split("/");
