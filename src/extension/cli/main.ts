@@ -8,13 +8,15 @@ import { BENCH_PEERS_USAGE, runBenchPeers } from "./bench-peers-command";
 import { runChat } from "./chat-command";
 import { packageRoot } from "./package-root";
 import { ensureFastLlamaBuild, FastBuildUnavailableError } from "../llama-build/fast-llama-build";
+import { runFlashAttnTestCommand } from "../llama-build/ggml-op-test-command";
 
 const USAGE = `Usage: stateful-chat <command>
   chat         chat on stdin/stdout (see: stateful-chat chat --help)
   bench        stateful vs naive re-prefill on one conversation, as ratios
   bench --peers  ours vs llama-server on the same model and machine (scenarios a–d)
   fetch-model  put the default model into the local cache (idempotent)
-  build-llama  build llama.cpp with a persistent threadpool for this machine (cached; idempotent)`;
+  build-llama  build llama.cpp with a persistent threadpool for this machine (cached; idempotent)
+  test-flash-attn [--all]  ggml's test-backend-ops on our patched CPU flash attention (built once, cached)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
         return rest.includes("--required") ? 1 : 0;
       }
     }
+    case "test-flash-attn":
+      return runFlashAttnTestCommand(packageRoot(), rest);
     default:
       process.stderr.write(`${USAGE}\n`);
       return command === undefined || command === "--help" ? 0 : 2;

@@ -32,8 +32,11 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
   });
 }
 
+/** Our ggml CPU patch, relative to the package root; test-backend-ops is built with it too (ggml-op-test.ts). */
+export const GGML_CPU_PATCH = join("native", "llama-threadpool", "ggml-flash-attn-grouped.patch");
+
 /** cmake, a C++ compiler and patch: installed from Debian when missing and we are root. */
-async function ensureToolchain(log: (line: string) => void): Promise<void> {
+export async function ensureToolchain(log: (line: string) => void): Promise<void> {
   const missing = async () => {
     const names: string[] = [];
     if (!commandExists("cmake")) names.push("cmake");
@@ -68,7 +71,7 @@ function pathsFor(root: string): Paths {
     root,
     packageDir,
     // Applied in order to a staging copy of node-llama-cpp: its addon sources, then ggml's CPU flash attention.
-    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(patchDir, "ggml-flash-attn-grouped.patch")],
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(root, GGML_CPU_PATCH)],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };
