@@ -122,6 +122,17 @@ export class HashState implements KvState {
     }
   }
 
+  /** A batch, each position's next token (speculative verification). */
+  async verify(tokens: readonly number[], sample: SamplingOptions): Promise<number[]> {
+    const out: number[] = [];
+    if (this.cache.length + tokens.length > this.capacity) throw new CapacityError(this.cache.length, tokens.length, this.capacity);
+    for (let i = 0; i < tokens.length; i++) {
+      // Checks busy/disposed/capacity and runs beforeEvaluate per token, like evaluate.
+      out.push((await this.evaluate([tokens[i]], sample))!);
+    }
+    return out;
+  }
+
   async truncate(length: number): Promise<void> {
     this.cache.length = Math.min(this.cache.length, length);
   }

@@ -3,7 +3,9 @@
 
 import type { Engine } from "../core/engine";
 import { BackendUnavailableError } from "../core/errors";
+import type { SpeculativeMode } from "../core/speculation/modes";
 import { LlamaEngine } from "./llamacpp/llama-engine";
+import { withSpeculation } from "./speculation";
 
 export type BackendChoice = "auto" | "llamacpp" | "coreml";
 export type ComputeUnitsChoice = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
@@ -18,6 +20,10 @@ export interface EngineRequest {
   readonly computeUnits?: ComputeUnitsChoice;
   /** A GGUF to use when a Core ML model cannot run on this machine. */
   readonly fallbackModelPath?: string;
+  /** Speculative decoding (default `auto`: prompt lookup, and the draft model when given, where it pays). */
+  readonly speculative?: SpeculativeMode;
+  /** A small model with the same vocabulary that drafts tokens (`draft` and `auto`). */
+  readonly draftModelPath?: string;
 }
 
 export interface LoadedEngine {
@@ -46,6 +52,11 @@ async function loadCoreMLModule(): Promise<CoreMLModule | undefined> {
 }
 
 export async function loadEngine(request: EngineRequest): Promise<LoadedEngine> {
+  const loaded = await loadTarget(request);
+  return { ...loaded, engine: await withSpeculation(loaded.engine, request, (path) => loadLlama(request, path)) };
+}
+
+async function loadTarget(request: EngineRequest): Promise<LoadedEngine> {
   const coreMLModel = isCoreMLModelPath(request.modelPath);
   const wantsCoreML = request.backend === "coreml" || (request.backend === "auto" && coreMLModel);
   if (wantsCoreML) {

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
 import type { HistoryRendering } from "../core/conversation-prompt";
+import { SPECULATIVE_MODES, type SpeculativeMode } from "../core/speculation/modes";
 import type { OverflowStrategy, TurnStrategy } from "../core/stats";
 
 export interface ChatArgs {
@@ -19,6 +20,8 @@ export interface ChatArgs {
   readonly backend: BackendChoice;
   readonly computeUnits: ComputeUnitsChoice;
   readonly seed?: number;
+  readonly speculative: SpeculativeMode;
+  readonly draftModel?: string;
   /** Run the model in this process instead of an engine host process (benchmarks compare both). */
   readonly inProcess: boolean;
 }
@@ -45,6 +48,7 @@ export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [-
                           [--overflow summarize|truncate] [--system TEXT] [--seed N]
                           [--backend auto|llamacpp|coreml] [--compute-units UNITS]
                           [--history template|asGenerated] [--in-process]
+                          [--speculative auto|off|lookup|draft] [--draft-model PATH]
 Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.
 The model runs in its own engine process (a crash there ends the turn with engine_crashed
 and the next turn re-prefills); --in-process runs it in the CLI's process.`;
@@ -70,6 +74,8 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       "compute-units": { type: "string" },
       seed: { type: "string" },
       "in-process": { type: "boolean", default: false },
+      speculative: { type: "string" },
+      "draft-model": { type: "string" },
     },
   });
   } catch (error) {
@@ -100,5 +106,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     ),
     seed: values.seed === undefined ? undefined : positiveInt("seed", values.seed),
     inProcess: values["in-process"] ?? false,
+    speculative: oneOf("speculative", values.speculative, SPECULATIVE_MODES, "auto"),
+    draftModel: values["draft-model"],
   };
 }

@@ -34,6 +34,8 @@ export async function runChat(args: ChatArgs): Promise<number> {
       threadCalibrationFile: join(packageRoot(), ".cache", "llama-threads.json"),
       computeUnits: args.computeUnits,
       fallbackModelPath: existsSync(fallback) ? fallback : undefined,
+      speculative: args.speculative,
+      draftModelPath: args.draftModel,
     });
     engine = loaded.engine;
     session = await ChatSession.create(engine, {
@@ -127,6 +129,10 @@ export function statusLine(stats: TurnStats): string {
     (stats.rewound > 0 ? `${stats.rewound} rewound · ` : "") +
     (stats.resumed ? `${resumedText(stats.resumed)} · ` : "") +
     `${stats.position}/${stats.capacity} (${fill}%) · first token ${Math.round(stats.ttftMs)} ms · ` +
-    `${stats.decodeTokensPerSec} tok/s${stats.stopReason === "cancelled" ? " · stopped" : ""}]`
+    `${stats.decodeTokensPerSec} tok/s` +
+    (stats.speculation && stats.speculation.drafted > 0
+      ? ` · ${stats.speculation.accepted}/${stats.speculation.drafted} drafted accepted, ${stats.speculation.tokensPerStep} tok/step`
+      : "") +
+    `${stats.stopReason === "cancelled" ? " · stopped" : ""}]`
   );
 }

@@ -41,12 +41,24 @@ export interface ReplyOptions {
   readonly maxTokens: number;
 }
 
+/** What speculative decoding did during one reply (see core/speculation/). */
+export interface SpeculationCounts {
+  /** Tokens proposed by a drafter and verified by the target. */
+  readonly drafted: number;
+  /** Drafted tokens the target agreed with (kept). */
+  readonly accepted: number;
+  /** Target forward passes that produced reply tokens (verify batches and single decodes). */
+  readonly steps: number;
+}
+
 /** A reply being generated inside the backend (KvState.generateReply). */
 export interface ReplyRun {
   /** Resolves to the cache's length once the backend has stopped. */
   readonly done: Promise<number>;
   /** Stop at the next token (the backend may have sampled one more before it sees this). */
   cancel(): void;
+  /** Set by a speculative run once `done` has resolved: what drafting did for this reply. */
+  readonly speculation?: () => SpeculationCounts | undefined;
 }
 
 /** One loaded model, shared by every session (panel) that uses it. */
@@ -92,6 +104,14 @@ export interface KvState {
    * capacity.
    */
   generateReply?(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun;
+  /**
+   * Optional, what speculative decoding needs: append `tokens` in one batch and return, for
+   * each of them, the token sampled from its logits (so `result[i]` is what the model says
+   * follows `tokens[0..i]`). A caller keeps the prefix it agrees with and erases the rest with
+   * truncate(). Must throw CapacityError, before touching the state, when length +
+   * tokens.length > capacity.
+   */
+  verify?(tokens: readonly number[], sample: SamplingOptions): Promise<number[]>;
   /** Drop cached tokens from `length` to the end (exact; used to roll back a cancelled prefill). */
   truncate(length: number): Promise<void>;
   /** Discard everything: a fresh state. */

@@ -20,6 +20,11 @@ export interface SessionCounters {
   prefilled: number;
   /** Tokens handed to the backend that generation produced. */
   decoded: number;
+  /** Speculative decoding: tokens drafted, drafted tokens the target kept. */
+  drafted: number;
+  accepted: number;
+  /** Target forward passes that sampled reply tokens (one per token without speculation). */
+  steps: number;
 }
 
 export class Session {
@@ -28,7 +33,7 @@ export class Session {
   /** Generated tokens not yet evaluated; counted as decoded rather than prefilled. */
   private pendingGenerated = 0;
   private stateLost = false;
-  readonly counters: SessionCounters = { prefilled: 0, decoded: 0 };
+  readonly counters: SessionCounters = { prefilled: 0, decoded: 0, drafted: 0, accepted: 0, steps: 0 };
   lastStopReason: StopReason | undefined;
 
   constructor(
@@ -109,6 +114,7 @@ export class Session {
         // No signal here: a cancel is seen at the top of the loop, after a whole step.
         const next = await this.evaluatePending({ keepLast: 0, sample: options.sampling });
         if (next === undefined) throw new Error("backend returned no sampled token");
+        this.counters.steps++;
         if (this.tokenizer.isEndOfGeneration(next)) {
           reason = "eog";
           break;
@@ -193,6 +199,10 @@ export class Session {
         if (completed) throw error;
       }
       if (length !== undefined) await this.adoptBackendLength(length, evaluatedBefore, input.length, generatedBefore);
+      const speculation = run.speculation?.();
+      this.counters.steps += speculation?.steps ?? arrived.length;
+      this.counters.drafted += speculation?.drafted ?? 0;
+      this.counters.accepted += speculation?.accepted ?? 0;
     }
     if (!reason && produced >= options.maxTokens) reason = "max_tokens";
     else if (!reason && produced >= room) reason = "capacity";

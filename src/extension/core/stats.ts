@@ -1,6 +1,6 @@
 // Per-turn figures shown in the status line and printed by the CLI.
 
-import type { StopReason } from "./session";
+import type { SessionCounters, StopReason } from "./session";
 
 export type OverflowStrategy = "summarize" | "truncate";
 export type TurnStrategy = "stateful" | "naive";
@@ -12,6 +12,27 @@ export interface OverflowEvent {
   readonly positionAfter: number;
   readonly tokensFreed: number;
   readonly summary?: string;
+}
+
+/** What speculative decoding did in one reply (all zero drafts when it is off or found nothing). */
+export interface SpeculationStats {
+  /** Tokens proposed by prompt lookup or the draft model. */
+  readonly drafted: number;
+  /** Drafted tokens the target model agreed with. */
+  readonly accepted: number;
+  /** Target forward passes that sampled reply tokens. */
+  readonly steps: number;
+  /** Reply tokens per target step (1 without speculation). */
+  readonly tokensPerStep: number;
+}
+
+export function speculationOf(before: SessionCounters, after: SessionCounters): SpeculationStats | undefined {
+  const steps = after.steps - before.steps;
+  if (steps <= 0) return undefined;
+  const drafted = after.drafted - before.drafted;
+  const accepted = after.accepted - before.accepted;
+  // Each step samples one token of its own, plus the drafted ones it accepted.
+  return { drafted, accepted, steps, tokensPerStep: Math.round(((steps + accepted) / steps) * 100) / 100 };
 }
 
 export interface TurnStats {
@@ -30,6 +51,8 @@ export interface TurnStats {
   readonly ttftMs: number;
   readonly decodeTokensPerSec: number;
   readonly replyTokens: number;
+  /** Speculative decoding in this reply: drafted, accepted, target steps, tokens per step. */
+  readonly speculation?: SpeculationStats;
   /** Reply tokens spent inside the model's reasoning markers (`<think>` … `</think>`). */
   readonly thinkingTokens: number;
   readonly reply: string;

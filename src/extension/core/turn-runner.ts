@@ -18,7 +18,7 @@ import {
 import { OverflowRunner } from "./overflow-runner";
 import { opensReasoning, reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
 import type { Session } from "./session";
-import { TurnClock, type OverflowEvent, type OverflowStrategy, type TurnStats, type TurnStrategy } from "./stats";
+import { speculationOf, TurnClock, type OverflowEvent, type OverflowStrategy, type SpeculationStats, type TurnStats, type TurnStrategy } from "./stats";
 import { StreamDecoder } from "./stream-decoder";
 
 export interface TurnOptions {
@@ -134,12 +134,15 @@ export class TurnRunner {
     if (this.options.strategy === "naive") await this.session.discardState();
 
     let generation: Generation;
+    let speculation: SpeculationStats | undefined;
     try {
       await this.session.prefill(plan.tokens, signal);
       this.restorePending = false;
       this.snapshotLoaded = false;
       this.session.acknowledgeStateLost();
+      const beforeReply = { ...this.session.counters };
       generation = await this.generate(budget, clock, signal, callbacks);
+      speculation = speculationOf(beforeReply, this.session.counters);
     } catch (error) {
       // A failed or cancelled prompt, or a failed engine call, drops this turn entirely and
       // leaves the session as it was before it.
@@ -158,6 +161,7 @@ export class TurnRunner {
       ttftMs: clock.ttftMs,
       decodeTokensPerSec: clock.decodeTokensPerSec,
       replyTokens: generation.tokens.length,
+      speculation,
       thinkingTokens: generation.thinkingTokens,
       reply: generation.reply,
       stopReason: generation.stopReason,

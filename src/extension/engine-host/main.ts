@@ -91,7 +91,7 @@ async function handle(id: number, request: Request): Promise<unknown> {
       } finally {
         replies.delete(id);
       }
-      return { length: state.length };
+      return { length: state.length, speculation: run.speculation?.() };
     }
     case "disposeState": {
       const state = states.get(request.state);

@@ -5,7 +5,8 @@
 // never leave the engine process.
 
 import type { EngineRequest } from "../backends/load-engine";
-import type { BackendName, SamplingOptions } from "../core/engine";
+import type { BackendName, SamplingOptions, SpeculationCounts } from "../core/engine";
+import { isSpeculativeMode } from "../core/speculation/modes";
 import type { ErrorCode } from "../core/errors";
 
 /** What the engine process loads: the same request as loading in this process. */
@@ -50,7 +51,8 @@ export interface ReplyOf {
   disposeState: Record<string, never>;
   saveSnapshot: { readonly bytes: number };
   loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
-  generateReply: { readonly length: number };
+  /** `speculation`: what drafting did for this reply, when the state decodes speculatively. */
+  generateReply: { readonly length: number; readonly speculation?: SpeculationCounts };
 }
 
 export interface WireError {
@@ -84,6 +86,10 @@ function isSampling(v: unknown): v is SamplingOptions {
   return isObject(v) && typeof v.temperature === "number" && v.temperature >= 0 && isOptionalNumber(v.topP) && isOptionalNumber(v.topK) && isOptionalNumber(v.seed);
 }
 
+function isSpeculationCounts(v: unknown): v is SpeculationCounts {
+  return isObject(v) && isInt(v.drafted) && isInt(v.accepted) && isInt(v.steps);
+}
+
 function isLoadRequest(v: unknown): v is LoadRequest {
   return (
     isObject(v) &&
@@ -93,7 +99,9 @@ function isLoadRequest(v: unknown): v is LoadRequest {
     isOptionalNumber(v.threads) &&
     isOptionalString(v.threadCalibrationFile) &&
     isOptionalString(v.computeUnits) &&
-    isOptionalString(v.fallbackModelPath)
+    isOptionalString(v.fallbackModelPath) &&
+    (v.speculative === undefined || isSpeculativeMode(v.speculative)) &&
+    isOptionalString(v.draftModelPath)
   );
 }
 
@@ -167,5 +175,5 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
   saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
   loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
-  generateReply: (v): v is ReplyOf["generateReply"] => isObject(v) && isInt(v.length),
+  generateReply: (v): v is ReplyOf["generateReply"] => isObject(v) && isInt(v.length) && (v.speculation === undefined || isSpeculationCounts(v.speculation)),
 };

@@ -3,7 +3,7 @@
 // sees it (length != ledger) and re-prefills. A lost state gets a fresh remote state from
 // the restarted process on its next evaluate.
 
-import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../core/engine";
+import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, SpeculationCounts } from "../core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../core/errors";
 import { replyRunStartingLater } from "../core/reply-run";
 import type { EngineProcess } from "./engine-process";
@@ -68,16 +68,19 @@ export class ProxyKvState implements KvState {
   }
 
   private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
-    return replyRunStartingLater((begin) =>
+    let speculation: SpeculationCounts | undefined;
+    const run = replyRunStartingLater((begin) =>
       this.exclusive(async () => {
         this.assertFits(tokens.length + options.maxTokens - 1);
         const remote = await this.ensureRemote();
         const request = { op: "generateReply" as const, state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens };
         const reply = await begin(remote.process.generateReply(request, onToken)).done;
         this.known = reply.length;
+        speculation = reply.speculation;
         return reply.length;
       }),
     );
+    return { ...run, speculation: () => speculation };
   }
 
   truncate(length: number): Promise<void> {

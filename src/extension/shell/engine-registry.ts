@@ -8,6 +8,7 @@ import type { LoadedEngine } from "../backends/load-engine";
 import { describeExit } from "../engine-host/engine-process";
 import { ProxyEngine } from "../engine-host/proxy-engine";
 import type { ChatSettings } from "./settings";
+import { engineSettingsOf } from "./panel-helpers";
 
 interface Entry {
   readonly loading: Promise<LoadedEngine>;
@@ -39,7 +40,7 @@ export class EngineRegistry implements vscode.Disposable {
   }
 
   async acquire(modelPath: string, settings: ChatSettings, fallbackModelPath?: string): Promise<EngineLease> {
-    const key = JSON.stringify([modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
+    const key = JSON.stringify([modelPath, ...engineSettingsOf(settings)]);
     let entry = this.entries.get(key);
     if (!entry) {
       const name = modelPath.split(/[\\/]/).pop() ?? modelPath;
@@ -56,6 +57,8 @@ export class EngineRegistry implements vscode.Disposable {
                 threadCalibrationFile: this.threadCalibrationFile,
                 computeUnits: settings.computeUnits,
                 fallbackModelPath,
+                speculative: settings.speculative,
+                draftModelPath: settings.draftModelPath || undefined,
               },
               {
                 onCrash: (exit, restarting) =>

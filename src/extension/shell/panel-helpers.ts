@@ -19,9 +19,14 @@ export function crashNotice(error: StatefulChatError): string | undefined {
   return error.code === "engine_crashed" ? `engine_crashed: ${error.message}` : undefined;
 }
 
+/** The settings that decide how an engine is loaded: one list for the engine registry and the panels. */
+export function engineSettingsOf(settings: ChatSettings): readonly unknown[] {
+  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath];
+}
+
 /** Which model settings a session was opened with (a change applies on reset). */
 export function modelKeyOf(settings: ChatSettings): string {
-  return JSON.stringify([settings.modelPath, settings.backend, settings.contextSize, settings.threads, settings.computeUnits]);
+  return JSON.stringify([settings.modelPath, ...engineSettingsOf(settings)]);
 }
 
 /** A bounded preview of a malformed webview message, for the log. */

@@ -2,6 +2,7 @@
 
 import * as vscode from "vscode";
 import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import { isSpeculativeMode, type SpeculativeMode } from "../core/speculation/modes";
 import type { TurnOptions } from "../core/turn-runner";
 
 export interface ChatSettings {
@@ -10,6 +11,9 @@ export interface ChatSettings {
   readonly computeUnits: ComputeUnitsChoice;
   readonly threads?: number;
   readonly contextSize: number;
+  readonly speculative: SpeculativeMode;
+  /** Empty: none. */
+  readonly draftModelPath: string;
   readonly turn: TurnOptions;
   readonly context: { readonly enabled: boolean; readonly maxTokensPerTurn: number; readonly maxTokensPerItem: number };
 }
@@ -25,6 +29,8 @@ export function readSettings(): ChatSettings {
     computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "auto"),
     threads: threads > 0 ? threads : undefined,
     contextSize: c.get<number>("contextSize", 4096),
+    speculative: oneOf(c.get<unknown>("speculative"), isSpeculativeMode, "auto"),
+    draftModelPath: c.get<string>("draftModelPath", "").trim(),
     turn: {
       maxTokens: c.get<number>("maxNewTokens", 512),
       sampling: { temperature: c.get<number>("temperature", 0) },
@@ -39,6 +45,11 @@ export function readSettings(): ChatSettings {
       maxTokensPerItem: c.get<number>("context.maxTokensPerFile", 512),
     },
   };
+}
+
+/** A hand-edited settings.json may hold anything: a value outside the schema gets the default. */
+function oneOf<T>(value: unknown, valid: (v: unknown) => v is T, fallback: T): T {
+  return valid(value) ? value : fallback;
 }
 
 /** `statefulChat.kvSnapshots.maxDiskMB` in bytes (0: no snapshots). */

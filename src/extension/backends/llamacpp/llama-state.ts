@@ -89,6 +89,22 @@ export class LlamaKvState implements KvState {
     });
   }
 
+  /** One batch; every position sampled with the same options (speculative verification). */
+  verify(tokens: readonly number[], sample: SamplingOptions): Promise<number[]> {
+    return this.exclusive(async () => {
+      if (tokens.length === 0) return [];
+      if (this.length + tokens.length > this.capacity) throw new CapacityError(this.length, tokens.length, this.capacity);
+      const generateNext = { token: true, options: { temperature: sample.temperature, topP: sample.topP, topK: sample.topK, seed: sample.seed } };
+      const items: ControlledEvaluateInputItem[] = (tokens as Token[]).map((token) => [token, { generateNext }]);
+      const output = await this.sequence.controlledEvaluate(items);
+      return tokens.map((_, i) => {
+        const next = output[i]?.next.token;
+        if (next === undefined || next === null) throw new EngineFailedError("llama.cpp sampled no token in a verify batch");
+        return next;
+      });
+    });
+  }
+
   evaluateTopK(tokens: readonly number[], k: number): Promise<Array<readonly [number, number]>> {
     return this.exclusive(async () => {
       if (tokens.length === 0) throw new EngineFailedError("evaluateTopK needs at least one token");
