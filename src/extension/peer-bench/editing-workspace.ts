@@ -9,7 +9,8 @@ export interface WorkspaceTurn {
   readonly question: string;
 }
 
-const HEADER = `"""Inventory helpers for the shop backend."""
+/** The file both editing scenarios start from. */
+export const INVENTORY_HEADER = `"""Inventory helpers for the shop backend."""
 
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ class Item:
 
 `;
 
-const BASE_FUNCTIONS: readonly string[] = [
+export const INVENTORY_FUNCTIONS: readonly string[] = [
   `def total_value(items):
     return sum(item.price_cents * item.quantity for item in items)
 `,
@@ -63,7 +64,7 @@ const QUESTIONS: readonly string[] = [
 
 /** The file as it is before turn `turn` (1-based): the base plus one more edit per turn. */
 function fileAt(turn: number): string {
-  const functions = [...BASE_FUNCTIONS];
+  const functions = [...INVENTORY_FUNCTIONS];
   for (let t = 2; t <= turn; t++) {
     const k = t % 3;
     if (k === 0) {
@@ -79,7 +80,7 @@ function fileAt(turn: number): string {
 `);
     }
   }
-  return HEADER + "\n" + functions.join("\n\n");
+  return INVENTORY_HEADER + "\n" + functions.join("\n\n");
 }
 
 export function editingSession(turns: number): WorkspaceTurn[] {

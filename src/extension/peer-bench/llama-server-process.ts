@@ -12,6 +12,8 @@ export interface LlamaServerOptions {
   readonly contextSize: number;
   readonly threads: number;
   readonly slots: number;
+  /** Appended to the command line (speculative decoding: `--spec-type`, `-md`, …). */
+  readonly extraArgs?: readonly string[];
 }
 
 function freePort(): Promise<number> {
@@ -50,6 +52,7 @@ export class LlamaServerProcess {
       "--flash-attn", "auto",
       "--jinja",
       "--no-webui",
+      ...(options.extraArgs ?? []),
     ];
     const child = spawn(options.binary, args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
     let tail = "";

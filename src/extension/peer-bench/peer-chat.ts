@@ -1,6 +1,7 @@
 // One chat against llama-server's OpenAI-compatible endpoint, as a chat client sends it:
 // the whole message history every turn, streamed, prompt cache on (the server default),
-// greedy. Prefill and cache figures come from the server's `timings`; times are ours.
+// greedy. Prefill, cache, reply-token and draft counts come from the server's `timings`;
+// times are ours (its own decode speed is kept beside them).
 
 import { StreamClock, type TurnMeasure } from "./turn-measure";
 
@@ -9,10 +10,14 @@ interface ChatMessage {
   readonly content: string;
 }
 
-interface ServerTimings {
+export interface ServerTimings {
   readonly cache_n?: number;
   readonly prompt_n?: number;
   readonly predicted_n?: number;
+  readonly predicted_per_second?: number;
+  /** Present when speculative decoding drafted anything. */
+  readonly draft_n?: number;
+  readonly draft_n_accepted?: number;
 }
 
 interface StreamChunk {
@@ -89,8 +94,12 @@ export class PeerChat {
       prefilled,
       cached,
       ttftMs: clock.ttftMs,
-      decodeTokensPerSec: clock.decodeTokensPerSec,
+      decodeTokensPerSec: clock.decodeTokensPerSec(replyTokens),
       replyTokens,
+      chunks: clock.chunks,
+      decodeMs: clock.decodeMs,
+      reportedDecodeTokensPerSec: timings.predicted_per_second !== undefined ? Math.round(timings.predicted_per_second * 10) / 10 : undefined,
+      speculation: peerSpeculation(timings),
       contextFill: cached + prefilled + replyTokens,
       failed: streamError !== undefined && reply === "",
       note: streamError ?? (pruned > 0 ? `client dropped the ${pruned} oldest exchange(s) to fit the context` : undefined),
@@ -124,6 +133,13 @@ export class PeerChat {
     const { tokens } = await post<{ tokens: unknown[] }>("/tokenize", { content: prompt, add_special: true, parse_special: true });
     return tokens.length;
   }
+}
+
+/** The server counts drafted and accepted tokens; each target step keeps its accepted drafts plus one token of its own. */
+export function peerSpeculation(timings: ServerTimings): TurnMeasure["speculation"] {
+  if (timings.draft_n === undefined || timings.predicted_n === undefined) return undefined;
+  const accepted = timings.draft_n_accepted ?? 0;
+  return { drafted: timings.draft_n, accepted, steps: Math.max(1, timings.predicted_n - accepted) };
 }
 
 async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {

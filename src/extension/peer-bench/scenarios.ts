@@ -1,18 +1,22 @@
-// The four scenarios of the peer bench, written once against a side-neutral chat so that
+// The five scenarios of the peer bench, written once against a side-neutral chat so that
 // ours and llama-server replay exactly the same conversation.
 
 import { ContextLedger, type ContextBudget } from "../core/context-delta";
 import { CODING_QUESTIONS } from "./coding-questions";
-import { editingSession } from "./editing-workspace";
+import { editRequestSession } from "./edit-requests";
+import { editingSession, type WorkspaceTurn } from "./editing-workspace";
 import type { TurnMeasure } from "./turn-measure";
 
-export type ScenarioId = "a" | "b" | "c" | "d";
+export const SCENARIO_IDS = ["a", "b", "c", "d", "e"] as const;
+export type ScenarioId = (typeof SCENARIO_IDS)[number];
+export const isScenarioId = (value: string): value is ScenarioId => (SCENARIO_IDS as readonly string[]).includes(value);
 
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   a: "one chat, coding questions",
   b: "two chats interleaved turn by turn",
   c: "editing session, the current file changes between turns",
   d: "a long chat past the context size",
+  e: "editing chat, each reply rewrites code of the attached file",
 };
 
 export interface BenchChat {
@@ -84,12 +88,16 @@ function wholeFile(fileName: string, language: string, content: string): string 
   return `Context from the workspace:\n\n${fileName}:\n\`\`\`${language}\n${content}${content.endsWith("\n") ? "" : "\n"}\`\`\``;
 }
 
-/** c: the file changes before each turn; ours sends deltas, the peer the whole file. */
-function editing(side: ScenarioSide, run: ScenarioRun): Promise<TurnMeasure[]> {
+/**
+ * c and e: the file changes before each turn (c: the user edits it while asking about it;
+ * e: the user applied the change the previous reply wrote); ours sends deltas, the peer the
+ * whole file.
+ */
+function editing(side: ScenarioSide, run: ScenarioRun, session: readonly WorkspaceTurn[]): Promise<TurnMeasure[]> {
   return withChats(side, 1, async ([chat]) => {
     const ledger = new ContextLedger();
     const results: TurnMeasure[] = [];
-    for (const [i, turn] of editingSession(run.turns).entries()) {
+    for (const [i, turn] of session.entries()) {
       const item = { id: `file:${turn.fileName}`, kind: "file" as const, label: turn.fileName, content: turn.content, language: turn.language };
       if (side.context === "incremental") {
         const delta = ledger.delta([item], budget(side));
@@ -112,6 +120,8 @@ export function runScenario(id: ScenarioId, side: ScenarioSide, run: ScenarioRun
     case "b":
       return interleaved(side, run);
     case "c":
-      return editing(side, run);
+      return editing(side, run, editingSession(run.turns));
+    case "e":
+      return editing(side, run, editRequestSession(run.turns));
   }
 }

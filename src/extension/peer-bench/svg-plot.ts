@@ -6,7 +6,7 @@ export interface Series {
   readonly points: ReadonlyArray<readonly [x: number, y: number]>;
 }
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"];
+const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const W = 640;
 const H = 320;
 const M = { left: 56, right: 16, top: 36, bottom: 44 };

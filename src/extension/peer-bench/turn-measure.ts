@@ -1,8 +1,20 @@
 // What one turn cost, measured the same way for us and for the peer: times are taken by
-// the caller around the request (client side), from sending until the first and last
-// streamed text; decode speed is (chunks − 1) over the time between first and last chunk.
+// the caller around the request (client side), from sending until the first and the last
+// streamed text. Decode speed counts tokens, not text chunks: the reply's tokens after the
+// first (ours: TurnStats.replyTokens, the peer: the server's `predicted_n`) over the time
+// between the first and the last chunk. Chunks are kept only to show how they differ.
 
 export type Side = "ours" | "peer";
+
+/** What speculative decoding did during one reply. */
+export interface SpeculationStats {
+  /** Tokens proposed by a drafter and verified by the target. */
+  readonly drafted: number;
+  /** Drafted tokens the target kept. */
+  readonly accepted: number;
+  /** Target forward passes that produced the reply (for the peer: predicted_n − accepted). */
+  readonly steps: number;
+}
 
 export interface TurnMeasure {
   readonly turn: number;
@@ -13,8 +25,19 @@ export interface TurnMeasure {
   /** Prompt tokens reused from a cache. */
   readonly cached: number;
   readonly ttftMs: number;
+  /** (replyTokens − 1) over the client-side first-to-last chunk interval. */
   readonly decodeTokensPerSec: number;
   readonly replyTokens: number;
+  /** Text chunks streamed (our onText calls, the peer's content deltas). */
+  readonly chunks?: number;
+  /** The client-side first-to-last chunk interval. */
+  readonly decodeMs?: number;
+  /**
+   * The side's own figure: ours the core's TurnStats.decodeTokensPerSec (the CLI's turn
+   * events), the peer its `timings.predicted_per_second`.
+   */
+  readonly reportedDecodeTokensPerSec?: number;
+  readonly speculation?: SpeculationStats;
   /** Tokens the chat's KV cache holds after the turn. */
   readonly contextFill: number;
   readonly capacity: number;
@@ -24,27 +47,42 @@ export interface TurnMeasure {
   readonly failed?: boolean;
 }
 
+/** Tokens per second when `tokens` arrived over `intervalMs`, the first at its start. */
+export function decodeRate(tokens: number, intervalMs: number): number {
+  if (tokens < 2 || !(intervalMs > 0)) return 0;
+  return round1(((tokens - 1) * 1000) / intervalMs);
+}
+
 /** Client-side clock for one streamed reply. */
 export class StreamClock {
   private readonly start = performance.now();
   private first: number | undefined;
   private last: number | undefined;
-  private chunks = 0;
+  private count = 0;
 
   chunk(): void {
     const now = performance.now();
     this.first ??= now;
     this.last = now;
-    this.chunks++;
+    this.count++;
+  }
+
+  get chunks(): number {
+    return this.count;
   }
 
   get ttftMs(): number {
     return round1((this.first ?? performance.now()) - this.start);
   }
 
-  get decodeTokensPerSec(): number {
-    if (this.first === undefined || this.last === undefined || this.chunks < 2 || this.last === this.first) return 0;
-    return round1(((this.chunks - 1) * 1000) / (this.last - this.first));
+  /** First to last chunk. */
+  get decodeMs(): number {
+    return this.first === undefined || this.last === undefined ? 0 : round1(this.last - this.first);
+  }
+
+  /** `tokens` decoded over the first-to-last chunk interval. */
+  decodeTokensPerSec(tokens: number): number {
+    return this.first === undefined || this.last === undefined ? 0 : decodeRate(tokens, this.last - this.first);
   }
 }
 
@@ -57,4 +95,28 @@ export function median(values: readonly number[]): number {
   if (sorted.length === 0) return 0;
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Median and min–max of finite values (all 0 when there are none). */
+export function spread(values: readonly number[]): Spread {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return { median: 0, min: 0, max: 0 };
+  return { median: round1(median(finite)), min: round1(Math.min(...finite)), max: round1(Math.max(...finite)) };
+}
+
+/** Acceptance and tokens per target step summed over turns (undefined without speculation). */
+export function speculationSummary(turns: readonly TurnMeasure[]): { acceptance: number; tokensPerStep: number; drafted: number } | undefined {
+  const withStats = turns.filter((t) => t.speculation && t.speculation.steps > 0);
+  if (withStats.length === 0) return undefined;
+  const drafted = withStats.reduce((a, t) => a + t.speculation!.drafted, 0);
+  const accepted = withStats.reduce((a, t) => a + t.speculation!.accepted, 0);
+  const steps = withStats.reduce((a, t) => a + t.speculation!.steps, 0);
+  const tokens = withStats.reduce((a, t) => a + t.replyTokens, 0);
+  return { acceptance: drafted > 0 ? Math.round((accepted / drafted) * 1000) / 1000 : 0, tokensPerStep: Math.round((tokens / steps) * 100) / 100, drafted };
 }
