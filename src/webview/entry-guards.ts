@@ -21,7 +21,12 @@ export function validStats(value: unknown): TurnStatsView | undefined {
   const resumed = isRecord(value.resumed) && (value.resumed.from === "snapshot" || value.resumed.from === "reprefill") && isCount(value.resumed.tokens)
     ? { resumed: { from: value.resumed.from as "snapshot" | "reprefill", tokens: value.resumed.tokens } }
     : {};
-  return { ...stats, restored: value.restored === true, ...counts, ...resumed };
+  const spec = value.speculation;
+  const speculation =
+    isRecord(spec) && isCount(spec.drafted) && isCount(spec.accepted) && isCount(spec.steps) && typeof spec.tokensPerStep === "number" && Number.isFinite(spec.tokensPerStep)
+      ? { speculation: { drafted: spec.drafted, accepted: spec.accepted, steps: spec.steps, tokensPerStep: spec.tokensPerStep } }
+      : {};
+  return { ...stats, restored: value.restored === true, ...counts, ...resumed, ...speculation };
 }
 
 function isCount(value: unknown): value is number {

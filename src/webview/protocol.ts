@@ -20,6 +20,8 @@ export interface TurnStatsView {
   readonly thinkingTokens?: number;
   /** First turn after a restore or an engine restart: the KV cache came from a snapshot, or the conversation was re-prefilled. */
   readonly resumed?: { readonly from: "snapshot" | "reprefill"; readonly tokens: number };
+  /** Speculative decoding in this reply: tokens drafted and accepted, target steps, reply tokens per step. */
+  readonly speculation?: { readonly drafted: number; readonly accepted: number; readonly steps: number; readonly tokensPerStep: number };
 }
 
 /** The model's reasoning markers (`<think>` … `</think>` unless its template names others). */

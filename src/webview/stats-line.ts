@@ -12,6 +12,9 @@ export function formatStats(stats: TurnStatsView): string {
     ...(stats.rewound ? [`${integer.format(stats.rewound)} rewound`] : []),
     `first token ${integer.format(stats.ttftMs)} ms`,
     `${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
+    ...(stats.speculation && stats.speculation.drafted > 0
+      ? [`${integer.format(stats.speculation.accepted)}/${integer.format(stats.speculation.drafted)} drafted accepted (${oneDecimal.format(stats.speculation.tokensPerStep)} tok/step)`]
+      : []),
     `context ${contextPercent(stats)}%`,
   ];
   if (stats.resumed) parts.push(stats.resumed.from === "snapshot" ? "restored from snapshot" : `re-prefilled ${integer.format(stats.resumed.tokens)} tokens`);
@@ -41,6 +44,9 @@ export function statsTooltip(stats: TurnStatsView): string {
     `Time to first token: ${stats.ttftMs} ms`,
     `Reply: ${stats.replyTokens} tokens at ${oneDecimal.format(stats.decodeTokensPerSec)} tok/s`,
     `Context: ${stats.position} / ${stats.capacity} tokens`,
+    ...(stats.speculation
+      ? [`Speculative decoding: ${stats.speculation.accepted} of ${stats.speculation.drafted} drafted tokens accepted, ${stats.speculation.steps} model steps (${stats.speculation.tokensPerStep} tokens per step)`]
+      : []),
     ...(stats.resumed?.from === "snapshot" ? [`KV cache restored from a snapshot: ${stats.resumed.tokens} tokens not re-prefilled`] : []),
     ...(stats.resumed?.from === "reprefill" ? [`Conversation re-prefilled after a restore or engine restart: ${stats.resumed.tokens} tokens`] : []),
     ...(stats.restored && !stats.resumed ? ["State restored from disk"] : []),

@@ -50,6 +50,20 @@ describe("webview host messages", () => {
     assert.match((await chat.entry("a1").getByTestId("stats").textContent()) ?? "", /^1,204 cached .* · stopped$/);
   });
 
+  it("the status line and its tooltip show speculative decoding's drafted and accepted tokens", async () => {
+    const speculation = { drafted: 120, accepted: 96, steps: 40, tokensPerStep: 3.4 };
+    await chat.push(init([]), { type: "entry", entry: { id: "a1", role: "assistant", text: "", status: "streaming" } });
+    await chat.push({ type: "entryDone", id: "a1", status: "complete", text: "Done", stats: { ...STATS, speculation } });
+    assert.equal(
+      await chat.entry("a1").getByTestId("stats").textContent(),
+      "1,204 cached · 37 new · first token 84 ms · 61.3 tok/s · 96/120 drafted accepted (3.4 tok/step) · context 32%",
+    );
+    assert.match((await chat.entry("a1").getByTestId("stats").getAttribute("title")) ?? "", /96 of 120 drafted tokens accepted, 40 model steps \(3.4 tokens per step\)/);
+    // A malformed speculation field drops that detail only.
+    await chat.push({ type: "entryDone", id: "a1", status: "complete", text: "Done", stats: { ...STATS, speculation: { drafted: -1 } } as never });
+    assert.equal(await chat.entry("a1").getByTestId("stats").textContent(), "1,204 cached · 37 new · first token 84 ms · 61.3 tok/s · context 32%");
+  });
+
   it("shows not-sent user entries greyed with a note, and error entries as errors", async () => {
     await chat.push(
       init([

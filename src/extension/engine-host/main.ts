@@ -5,7 +5,7 @@
 import { loadEngine } from "../backends/load-engine";
 import type { Engine, KvState, ReplyRun } from "../core/engine";
 import { CapacityError, EngineFailedError, toStatefulChatError } from "../core/errors";
-import { parseToEngine, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
+import { parseToEngine, requestIdOf, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
 
 let engine: Engine | undefined;
 const states = new Map<number, KvState>();
@@ -105,9 +105,13 @@ async function handle(id: number, request: Request): Promise<unknown> {
 process.on("message", (raw: unknown) => {
   const message = parseToEngine(raw);
   if (!message) {
-    // No id to answer to: the host's request times out only if it was ours, which a
-    // validated host never sends malformed. Say so on stderr for the log.
-    process.stderr.write(`engine-host: ignored a malformed message\n`);
+    // Every request is answered (invariant 8): one that carries an id gets a typed error;
+    // one without an id cannot be answered and is logged on stderr.
+    const id = requestIdOf(raw);
+    if (id !== undefined) {
+      const op = (raw as { request?: { op?: unknown } }).request?.op;
+      send({ id, ok: false, error: { code: "engine_failed", message: `engine process: invalid ${typeof op === "string" ? `"${op.slice(0, 40)}" ` : ""}request` } });
+    } else process.stderr.write(`engine-host: ignored a malformed message\n`);
     return;
   }
   if ("cancel" in message) {

@@ -132,6 +132,14 @@ function isRequest(v: unknown): v is Request {
   }
 }
 
+/**
+ * The id of a message that is not a valid request but carries one, so the engine process can
+ * answer it with an error instead of leaving the host waiting (invariant 8).
+ */
+export function requestIdOf(raw: unknown): number | undefined {
+  return isObject(raw) && isInt(raw.id) ? raw.id : undefined;
+}
+
 /** A request as the engine process receives it, or undefined when malformed. */
 export function parseToEngine(raw: unknown): ToEngine | undefined {
   if (isObject(raw) && isInt(raw.cancel) && raw.id === undefined) return { cancel: raw.cancel };

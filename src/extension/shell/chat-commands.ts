@@ -67,6 +67,10 @@ export function registerChatCommands(context: vscode.ExtensionContext, manager: 
         stats.appendLine(`  first token ${t.ttftMs} ms, decode ${t.decodeTokensPerSec} tokens/s, stopped by ${t.stopReason}${t.restored ? ", restored from transcript" : ""}`);
         if (t.rewound > 0) stats.appendLine(`  rewound ${t.rewound} tokens: the chat template re-rendered the last exchange`);
         if (t.thinkingTokens > 0) stats.appendLine(`  thought for ${t.thinkingTokens} tokens`);
+        if (t.speculation) {
+          const sp = t.speculation;
+          stats.appendLine(`  speculative decoding: ${sp.accepted} of ${sp.drafted} drafted tokens accepted, ${sp.steps} model steps, ${sp.tokensPerStep} tokens per step`);
+        }
         if (t.overflow) stats.appendLine(`  overflow: ${t.overflow.strategy}, ${t.overflow.positionBefore} → ${t.overflow.positionAfter} tokens`);
       }
       stats.show(true);

@@ -22,18 +22,18 @@ export const SETTINGS_SECTION = "statefulChat";
 
 export function readSettings(): ChatSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  const threads = c.get<number>("threads", 0);
+  const threads = numberIn(c.get<unknown>("threads"), { min: 0, integer: true }, 0);
   return {
     modelPath: c.get<string>("modelPath", "").trim(),
     backend: c.get<BackendChoice>("backend", "auto"),
     computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "auto"),
     threads: threads > 0 ? threads : undefined,
-    contextSize: c.get<number>("contextSize", 4096),
+    contextSize: numberIn(c.get<unknown>("contextSize"), { min: 256, integer: true }, 4096),
     speculative: oneOf(c.get<unknown>("speculative"), isSpeculativeMode, "auto"),
     draftModelPath: c.get<string>("draftModelPath", "").trim(),
     turn: {
-      maxTokens: c.get<number>("maxNewTokens", 512),
-      sampling: { temperature: c.get<number>("temperature", 0) },
+      maxTokens: numberIn(c.get<unknown>("maxNewTokens"), { min: 1, integer: true }, 512),
+      sampling: { temperature: numberIn(c.get<unknown>("temperature"), { min: 0, max: 2 }, 0) },
       strategy: "stateful",
       overflow: c.get<"summarize" | "truncate">("overflowStrategy", "summarize"),
       systemPrompt: c.get<string>("systemPrompt", ""),
@@ -41,10 +41,22 @@ export function readSettings(): ChatSettings {
     },
     context: {
       enabled: c.get<boolean>("context.enabled", true),
-      maxTokensPerTurn: c.get<number>("context.maxTokensPerTurn", 1024),
-      maxTokensPerItem: c.get<number>("context.maxTokensPerFile", 512),
+      maxTokensPerTurn: numberIn(c.get<unknown>("context.maxTokensPerTurn"), { min: 0, integer: true }, 1024),
+      maxTokensPerItem: numberIn(c.get<unknown>("context.maxTokensPerFile"), { min: 0, integer: true }, 512),
     },
   };
+}
+
+/**
+ * VS Code enforces the schema's minimum/maximum only in the Settings editor; a hand-edited
+ * settings.json may hold anything. A number outside the schema gets the default (the engine
+ * would refuse it, e.g. a negative temperature).
+ */
+function numberIn(value: unknown, range: { readonly min?: number; readonly max?: number; readonly integer?: boolean }, fallback: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
+  if (range.integer && !Number.isInteger(value)) return fallback;
+  if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) return fallback;
+  return value;
 }
 
 /** A hand-edited settings.json may hold anything: a value outside the schema gets the default. */
