@@ -96,5 +96,34 @@ test("Core ML engine: a KV snapshot loaded into a new state continues identicall
   }
 });
 
+// What only a Mac proves about verify: the logits rows of a real batch (the prefill
+// function's, overlapping chunks included) give the greedy tokens of single-token decoding,
+// and how long a batch takes beside single decodes (printed, for models/README.md).
+test("Core ML engine: verify of a greedy continuation agrees with it, row by row", { skip }, async () => {
+  const engine = await loadCoreMLEngine({ modelPath: modelPath!, computeUnits });
+  try {
+    const prompt = engine.tokenizer.encode("<|im_start|>user\nWrite a TypeScript function that reverses a string.<|im_end|>\n<|im_start|>assistant\n", { specials: true });
+    const single = await engine.createState();
+    const first = (await single.evaluate(prompt, greedy))!;
+    const continuation: number[] = [first];
+    const started = performance.now();
+    for (let i = 0; i < 16; i++) continuation.push((await single.evaluate([continuation.at(-1)!], greedy))!);
+    const singleMs = (performance.now() - started) / 16;
+    const batch = await engine.createState();
+    await batch.evaluate(prompt);
+    const verifyStarted = performance.now();
+    const verified = await batch.verify!(continuation.slice(0, 16), greedy);
+    const verifyMs = performance.now() - verifyStarted;
+    // A mismatch here is a numerical difference between the batch and single-token paths
+    // (fp16, another function) at a near-tie: the tokens say where.
+    assert.deepEqual(verified, continuation.slice(1), `verify ${verified.join(",")} vs decode ${continuation.slice(1).join(",")}`);
+    console.log(`# verify of 16 tokens: ${verifyMs.toFixed(1)} ms; one decode: ${singleMs.toFixed(1)} ms (${(verifyMs / singleMs).toFixed(2)}x)`);
+    await batch.truncate(prompt.length + 4);
+    assert.equal(await batch.evaluate([continuation[4]!], greedy), continuation[5]);
+  } finally {
+    await engine.dispose();
+  }
+});
+
 // The contract every backend passes, on the real Core ML model.
 if (!skip) engineContract(`coreml (${computeUnits})`, () => loadCoreMLEngine({ modelPath: modelPath!, computeUnits }));

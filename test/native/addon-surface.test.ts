@@ -9,7 +9,7 @@ import { builtAddon } from "./helpers";
 const DECLARED = {
   module: ["compileModel", "createSimulatedModel", "liveModelCount", "loadModel", "platformSupport", "surfaceVersion"],
   model: ["createSession", "dispose", "info"],
-  session: ["busy", "capacity", "dispose", "evaluate", "evaluateTopK", "loadState", "position", "reset", "saveState", "truncate"],
+  session: ["busy", "capacity", "dispose", "evaluate", "evaluateTopK", "loadState", "position", "reset", "saveState", "truncate", "verify"],
   info: ["capacity", "causalMask", "causalMaskType", "details", "inputIds", "keyCache", "logits", "queryLengths", "valueCache"],
 };
 

@@ -103,7 +103,9 @@ test("a snapshot of a model with another shape is refused and the session stays 
 });
 
 test("saveState and loadState run on the session's worker: never alongside another call", async () => {
-  const model = builtAddon().createSimulatedModel({ ...spec, predictDelayMs: 30 });
+  // A large state (some MB to write), so the save is still running when the next call comes:
+  // a 64-slot one is written before JS gets there.
+  const model = builtAddon().createSimulatedModel({ ...spec, capacity: 1 << 17, predictDelayMs: 30 });
   const session = model.createSession();
   await session.evaluate(Int32Array.of(1, 2, 3), null);
   const file = path.join(folder, "busy.kv");

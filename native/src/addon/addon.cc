@@ -14,7 +14,7 @@
 namespace statefulchat {
 
 namespace {
-constexpr int kSurfaceVersion = 3;  // 3: saveState / loadState on sessions
+constexpr int kSurfaceVersion = 4;  // 3: saveState / loadState on sessions; 4: verify
 
 std::string OptionalString(const Napi::Object& object, const char* key, const std::string& fallback) {
   const Napi::Value value = object.Get(key);

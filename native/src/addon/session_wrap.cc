@@ -44,6 +44,7 @@ Napi::Function SessionWrap::DefineClass(Napi::Env env) {
           InstanceAccessor<&SessionWrap::Busy>("busy"),
           InstanceMethod<&SessionWrap::Evaluate>("evaluate"),
           InstanceMethod<&SessionWrap::EvaluateTopK>("evaluateTopK"),
+          InstanceMethod<&SessionWrap::Verify>("verify"),
           InstanceMethod<&SessionWrap::Truncate>("truncate"),
           InstanceMethod<&SessionWrap::Reset>("reset"),
           InstanceMethod<&SessionWrap::SaveState>("saveState"),
@@ -170,6 +171,21 @@ Napi::Value SessionWrap::EvaluateTopK(const Napi::CallbackInfo& info) {
   return Schedule(env, "statefulchat.evaluateTopK", [tokens = std::move(tokens), k](Session& session, Outcome& outcome) {
     outcome.top = session.EvaluateTopK(tokens, k);
     outcome.result = Outcome::Result::kRanked;
+  });
+}
+
+Napi::Value SessionWrap::Verify(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsTypedArray() || !info[1].IsObject() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    throw Napi::TypeError::New(env, "verify(tokens: Int32Array, sampling: object)");
+  }
+  const Napi::Int32Array array = info[0].As<Napi::Int32Array>();
+  std::vector<int32_t> tokens(array.Data(), array.Data() + array.ElementLength());
+  const SamplingOptions sampling = *ReadSampling(info[1]);
+  return Schedule(env, "statefulchat.verify", [tokens = std::move(tokens), sampling](Session& session, Outcome& outcome) {
+    outcome.tokens = session.Verify(tokens, sampling);
+    outcome.result = Outcome::Result::kTokens;
   });
 }
 

@@ -22,7 +22,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
 
  private:
   struct Outcome {
-    // What the Promise resolves with: `value`, `top` (evaluateTopK) or `tokens` (loadState).
+    // What the Promise resolves with: `value`, `top` (evaluateTopK) or `tokens` (verify, loadState).
     enum class Result { kNumber, kRanked, kTokens };
     bool failed = false;
     ErrorInfo error;
@@ -38,6 +38,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value Busy(const Napi::CallbackInfo& info);
   Napi::Value Evaluate(const Napi::CallbackInfo& info);
   Napi::Value EvaluateTopK(const Napi::CallbackInfo& info);
+  Napi::Value Verify(const Napi::CallbackInfo& info);
   Napi::Value Truncate(const Napi::CallbackInfo& info);
   Napi::Value Reset(const Napi::CallbackInfo& info);
   Napi::Value SaveState(const Napi::CallbackInfo& info);

@@ -15,8 +15,13 @@ Session::Session(std::shared_ptr<StatefulModel> model, int64_t preferredChunk)
       preferredChunk_(preferredChunk),
       unseededRandom_(std::random_device{}()) {}
 
-void Session::Append(const std::vector<int32_t>& tokens,
-                     const std::function<void(const std::vector<float>&, int64_t)>& onLastRow) {
+namespace {
+// Thrown inside Append when a verify batch first meets a logits output that holds only the
+// last position: the chunk's other rows are not there to read. Verify catches it.
+struct LastRowOnlyDiscovered {};
+}  // namespace
+
+void Session::Append(const std::vector<int32_t>& tokens, Rows rows, const RowCallback& onRow) {
   const ModelIO& io = model_->io();
   const auto chunks = PlanChunks(static_cast<int64_t>(tokens.size()), position_, io.capacity,
                                  io.queryLengths, preferredChunk_);
@@ -24,6 +29,7 @@ void Session::Append(const std::vector<int32_t>& tokens,
   for (size_t index = 0; index < chunks.size(); ++index) {
     const PlannedChunk& chunk = chunks[index];
     const bool last = index + 1 == chunks.size();
+    const bool wanted = rows == Rows::kEvery || (rows == Rows::kLast && last);
     const ModelIO& served = model_->IOFor(chunk.queryLength);
     PredictInput input;
     input.start = position_ - chunk.overlap;
@@ -34,26 +40,44 @@ void Session::Append(const std::vector<int32_t>& tokens,
     input.ids.resize(static_cast<size_t>(chunk.queryLength), input.ids.back());
     input.maskWidth = served.MaskWidthFor(input.start, chunk.queryLength);
     input.mask = BuildCausalMask(input.start, chunk.queryLength, input.maskWidth, served.causalMaskType);
-    const int64_t lastRealRow = chunk.overlap + chunk.tokens - 1;
     bool sawLogits = false;
     model_->Predict(*state_, input, [&](const StridedView& logits) {
       sawLogits = true;
-      if (!last || !onLastRow) return;
-      // One row means "the last position only": it belongs to padding when there is any.
-      if (chunk.Padding() > 0 && DescribeLogits(logits).rows == 1) {
-        throw NativeError(ErrorCode::kEngineFailed,
-                          "the model returns only the last position's logits and accepts no query length of " +
-                              std::to_string(chunk.tokens) + " at position " + std::to_string(position_) +
-                              " (allowed " + io.queryLengths.Describe() + ")");
+      const LogitsLayout layout = DescribeLogits(logits);
+      // One row for q > 1 means "the last position only" (row q - 1).
+      const bool oneRow = layout.rows == 1;
+      if (chunk.queryLength > 1) lastRowOnly_ = oneRow;
+      if (!wanted || !onRow) return;
+      if (!oneRow && layout.rows != chunk.queryLength) {
+        throw NativeError(ErrorCode::kEngineFailed, "the logits output has " + std::to_string(layout.rows) +
+                                                        " rows for a query of " + std::to_string(chunk.queryLength));
       }
-      onLastRow(ReadLogitsRow(logits, lastRealRow), position_ + chunk.tokens);
+      // Row of the j-th new token: after the re-fed overlap, before any padding.
+      for (int64_t j = rows == Rows::kEvery ? 0 : chunk.tokens - 1; j < chunk.tokens; ++j) {
+        const int64_t row = chunk.overlap + j;
+        if (oneRow && row != chunk.queryLength - 1) {
+          if (rows == Rows::kEvery) throw LastRowOnlyDiscovered{};
+          // The only row belongs to padding.
+          throw NativeError(ErrorCode::kEngineFailed,
+                            "the model returns only the last position's logits and accepts no query length of " +
+                                std::to_string(chunk.tokens) + " at position " + std::to_string(position_) +
+                                " (allowed " + io.queryLengths.Describe() + ")");
+        }
+        onRow(ReadLogitsRow(logits, oneRow ? 0 : row), position_ + j + 1);
+      }
     });
-    if (last && onLastRow && !sawLogits) throw NativeError(ErrorCode::kEngineFailed, "the model returned no logits");
+    if (wanted && onRow && !sawLogits) throw NativeError(ErrorCode::kEngineFailed, "the model returned no logits");
     position_ += chunk.tokens;
     history_.insert(history_.end(), tokens.begin() + static_cast<std::ptrdiff_t>(consumed),
                     tokens.begin() + static_cast<std::ptrdiff_t>(consumed + static_cast<size_t>(chunk.tokens)));
     consumed += static_cast<size_t>(chunk.tokens);
   }
+}
+
+int32_t Session::Sample(const std::vector<float>& logits, const SamplingOptions& sampling, int64_t nextPosition) {
+  const double uniform = sampling.seed ? SeededUniform(*sampling.seed, static_cast<uint64_t>(nextPosition))
+                                       : std::generate_canonical<double, 53>(unseededRandom_);
+  return SampleToken(logits, sampling, uniform);
 }
 
 std::optional<int32_t> Session::Evaluate(const std::vector<int32_t>& tokens,
@@ -63,23 +87,64 @@ std::optional<int32_t> Session::Evaluate(const std::vector<int32_t>& tokens,
     return std::nullopt;
   }
   if (!sampling) {
-    Append(tokens, nullptr);
+    Append(tokens, Rows::kNone, nullptr);
     return std::nullopt;
   }
   int32_t next = -1;
-  Append(tokens, [&](const std::vector<float>& row, int64_t nextPosition) {
-    const double uniform = sampling->seed ? SeededUniform(*sampling->seed, static_cast<uint64_t>(nextPosition))
-                                          : std::generate_canonical<double, 53>(unseededRandom_);
-    next = SampleToken(row, *sampling, uniform);
-  });
+  Append(tokens, Rows::kLast,
+         [&](const std::vector<float>& row, int64_t nextPosition) { next = Sample(row, *sampling, nextPosition); });
   return next;
 }
 
 std::vector<std::pair<int32_t, double>> Session::EvaluateTopK(const std::vector<int32_t>& tokens, int32_t k) {
   if (tokens.empty()) throw NativeError(ErrorCode::kEngineFailed, "cannot rank without tokens to evaluate");
   std::vector<std::pair<int32_t, double>> top;
-  Append(tokens, [&](const std::vector<float>& row, int64_t) { top = TopKProbabilities(row, k); });
+  Append(tokens, Rows::kLast, [&](const std::vector<float>& row, int64_t) { top = TopKProbabilities(row, k); });
   return top;
+}
+
+std::vector<int32_t> Session::Verify(const std::vector<int32_t>& tokens, const SamplingOptions& sampling) {
+  if (tokens.empty()) throw NativeError(ErrorCode::kEngineFailed, "cannot verify without tokens");
+  EnsureCapacity(position_, static_cast<int64_t>(tokens.size()), capacity());
+  if (lastRowOnly_.value_or(false)) return VerifyStepByStep(tokens, sampling);
+  const int64_t start = position_;
+  std::vector<int32_t> sampled;
+  sampled.reserve(tokens.size());
+  try {
+    Append(tokens, Rows::kEvery, [&](const std::vector<float>& row, int64_t nextPosition) {
+      sampled.push_back(Sample(row, sampling, nextPosition));
+    });
+    return sampled;
+  } catch (const LastRowOnlyDiscovered&) {
+    // Learned on this batch (lastRowOnly_ is now set). What it wrote is dropped exactly,
+    // like any rejected tail, and the batch is redone step by step.
+    Truncate(start);
+  }
+  return VerifyStepByStep(tokens, sampling);
+}
+
+std::vector<int32_t> Session::VerifyStepByStep(const std::vector<int32_t>& tokens, const SamplingOptions& sampling) {
+  const ModelIO& io = model_->io();
+  // The planner is deterministic: the steps it plans here are the ones Append will run.
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const int64_t at = position_ + static_cast<int64_t>(i);
+    for (const PlannedChunk& step : PlanChunks(1, at, io.capacity, io.queryLengths, preferredChunk_)) {
+      if (step.Padding() > 0) {
+        throw NativeError(ErrorCode::kEngineFailed,
+                          "cannot verify: the model returns only the last position's logits and accepts no query "
+                          "length of 1 at position " + std::to_string(at) + " (allowed " +
+                              io.queryLengths.Describe() + ")");
+      }
+    }
+  }
+  std::vector<int32_t> sampled;
+  sampled.reserve(tokens.size());
+  for (const int32_t token : tokens) {
+    Append({token}, Rows::kLast, [&](const std::vector<float>& row, int64_t nextPosition) {
+      sampled.push_back(Sample(row, sampling, nextPosition));
+    });
+  }
+  return sampled;
 }
 
 void Session::Truncate(int64_t length) {

@@ -63,6 +63,12 @@ export interface NativeSession extends NativeSessionSnapshots {
   evaluate(tokens: Int32Array, sampling: NativeSampling | null): Promise<number>;
   /** The k most likely next tokens as [token, probability] (softmax of raw logits). */
   evaluateTopK(tokens: Int32Array, k: number): Promise<Array<[number, number]>>;
+  /**
+   * Appends `tokens` and resolves to one token per input token, sampled from that
+   * position's logits row (seeded draws as a single-token evaluate at that position would
+   * make). A model whose logits hold only the last position is verified token by token.
+   */
+  verify(tokens: Int32Array, sampling: NativeSampling): Promise<Int32Array>;
   truncate(length: number): Promise<number>;
   reset(): Promise<number>;
   dispose(): Promise<void>;
@@ -119,8 +125,8 @@ export interface CoreMLAddon {
   createSimulatedModel(spec: SimulatedModelSpec): NativeModel;
 }
 
-// 3: sessions save and load KV snapshots (an older binary would lack them).
-export const EXPECTED_SURFACE_VERSION = 3;
+// 3: sessions save and load KV snapshots (an older binary would lack them); 4: verify.
+export const EXPECTED_SURFACE_VERSION = 4;
 
 /** Where node-gyp puts the binary, relative to this file in src/ and in out/ bundles. */
 function candidatePaths(): string[] {

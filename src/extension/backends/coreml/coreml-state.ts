@@ -49,6 +49,21 @@ export class CoreMLState implements KvState {
   }
 
   /**
+   * Speculative decoding's batch check: one token per input token, sampled from its own
+   * logits row natively (result[i] follows tokens[0..i]). The caller truncates the tail it
+   * rejects. A model whose logits hold only the last position is verified token by token
+   * natively: correct, without the speedup (the measured verify cost then says so).
+   */
+  async verify(tokens: readonly number[], sample: SamplingOptions): Promise<number[]> {
+    return this.run(async () => {
+      if (this.length + tokens.length > this.capacity) {
+        throw new CapacityError(this.length, tokens.length, this.capacity);
+      }
+      return [...(await this.session.verify(Int32Array.from(tokens), toNativeSampling(sample)))];
+    });
+  }
+
+  /**
    * Moves the position back; the buffers are left as they are. That is exact: the next
    * write starts at the new position and its causal mask [1,1,q,end] hides every slot
    * at or past `end`, and each row sees only slots up to its own position, so a stale
