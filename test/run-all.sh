@@ -16,6 +16,9 @@ node out/cli.js fetch-model
 step "llama.cpp with a persistent threadpool (built once per machine, cached in .cache/llama-build)"
 node out/cli.js build-llama --required
 
+step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops, built once, cached in .cache/ggml-op-test)"
+node out/cli.js test-flash-attn
+
 step "unit tests (no model)"
 npm run test:unit
 

@@ -64,16 +64,25 @@ function patchedFiles(patch: string): string[] {
   return [...readFileSync(patch, "utf8").matchAll(/^\+\+\+ b\/llama\/llama\.cpp\/(\S+)/gm)].map((m) => m[1]);
 }
 
+export interface TestBackendOps {
+  readonly path: string;
+  /** GGML_OP_FLASH_ATTN_EXT's number in this ggml, for `--test-file` lines. */
+  readonly flashAttnOp: number;
+  readonly built: boolean;
+}
+
 /**
  * `.cache/ggml-op-test/<key>/test-backend-ops`, built on a miss. The CMake tree
  * (`.cache/ggml-op-test/work-<version>/`) is kept: after a patch changes, the patched files
  * are restored from the pristine source and patched again, so a rebuild compiles only them.
  */
-export async function ensureTestBackendOps(root: string, log: (line: string) => void = () => {}): Promise<{ path: string; built: boolean }> {
+export async function ensureTestBackendOps(root: string, log: (line: string) => void = () => {}): Promise<TestBackendOps> {
   const patches = patchesFor(root);
   const cacheRoot = join(root, ".cache", "ggml-op-test");
-  const cached = join(cacheRoot, cacheKey(patches), "test-backend-ops");
-  if (existsSync(cached)) return { path: cached, built: false };
+  const keyDir = join(cacheRoot, cacheKey(patches));
+  const cached = join(keyDir, "test-backend-ops");
+  const opFile = join(keyDir, "flash-attn-op");
+  if (existsSync(cached) && existsSync(opFile)) return { path: cached, flashAttnOp: Number(readFileSync(opFile, "utf8")), built: false };
 
   await ensureToolchain(log);
   const pristine = await ensureLlamaCppSource(join(root, ".cache"), log).catch((error: unknown) => {
@@ -103,10 +112,12 @@ export async function ensureTestBackendOps(root: string, log: (line: string) => 
   for (const entry of await readdir(cacheRoot)) {
     if (/^[0-9a-f]{16}$/.test(entry)) await rm(join(cacheRoot, entry), { recursive: true, force: true });
   }
-  await mkdir(join(cached, ".."), { recursive: true });
+  const flashAttnOp = flashAttnOpValue(readFileSync(join(source, "ggml", "include", "ggml.h"), "utf8"));
+  await mkdir(keyDir, { recursive: true });
+  await writeFile(opFile, String(flashAttnOp));
   await cp(binary, `${cached}.partial`);
   await rename(`${cached}.partial`, cached);
-  return { path: cached, built: true };
+  return { path: cached, flashAttnOp, built: true };
 }
 
 // ---- the cases ----------------------------------------------------------------------------
@@ -119,12 +130,13 @@ export type FlashAttnScope = "test" | "all";
 /**
  * test-backend-ops' own FLASH_ATTN_EXT cases (filtered by `-p` on their parameters) that the
  * grouped kernel takes: fewer than 64 query rows, no sinks, K and V both F16 (or both F32).
- * "test" keeps head sizes 64 and 128 with F16 K/V: batches 1, 3 and 32, GQA 1, 4 and 12, cache
- * lengths 113, 512, 1024 and 2048, with ALiBi, softcap, permuted and broadcast variants.
+ * "test" keeps head sizes 64 and 128, F16 K/V, batches up to 17 and GQA up to 8 (batches 1, 3,
+ * 4 and 8; GQA 1, 4 and 8; cache lengths 113 to 5003; with masks, ALiBi, softcap, permuted,
+ * broadcast and K/V cache views, V as a view of K): 165 cases here.
  */
 export function stockCaseFilter(scope: FlashAttnScope): string {
   return scope === "test"
-    ? "^hsk=(64|128),hsv=\\1,.*,nb=([1-9]|[1-5][0-9]|6[0-3]),mask=[01],sinks=0,.*,type_K=f16,type_V=f16,"
+    ? "^hsk=(64|128),hsv=\\1,nh=\\d+,nr23=\\[[1-8],\\d+\\],kv=\\d+,nb=([1-9]|1[0-7]),mask=[01],sinks=0,.*,type_K=f16,type_V=f16,"
     : "^hsk=\\d+,hsv=\\d+,.*,nb=([1-9]|[1-5][0-9]|6[0-3]),mask=[01],sinks=0,.*,type_K=(f16|f32),type_V=\\2,";
 }
 
@@ -140,10 +152,16 @@ export interface GridCase {
 /** K/V heads in generated cases: 2 (as in the default model), so that 4 threads split a group. */
 const GRID_KV_HEADS = 2;
 
+/** [cache length, sparse]: 113 ends in a partial tile; 1024 sparse has whole masked tiles. */
+const CACHES_TEST: readonly (readonly [number, number])[] = [[113, 0], [1024, 24]];
+const CACHES_ALL: readonly (readonly [number, number])[] = [[113, 0], [512, 0], [1024, 0], [1024, 24]];
+
 /**
  * What the stock cases miss: every batch of 1–17 rows (a decoded token and the speculative
- * verify batches), with `all` up to 63, GQA 1–8, cache lengths 113 (a partial tile), 512 and
- * 1024, and 1024 with a sparse mask so that whole K/V tiles are masked for some rows (and all).
+ * verify batches; `all`: 1–63), every GQA ratio 1–8, at cache length 113 (a partial last tile)
+ * and 1024 with upstream's sparse mask (about 24 unmasked positions per row, so some 64-wide
+ * K/V tiles are masked for some rows of a call, and for a single token for all of them);
+ * `all` adds 512 and 1024 with the dense mask.
  */
 export function gridCases(scope: FlashAttnScope): GridCase[] {
   const cases: GridCase[] = [];
@@ -151,7 +169,7 @@ export function gridCases(scope: FlashAttnScope): GridCase[] {
   for (const headSize of [64, 128]) {
     for (let group = 1; group <= 8; group++) {
       for (let batch = 1; batch <= maxBatch; batch++) {
-        for (const [kv, sparse] of [[113, 0], [512, 0], [1024, 0], [1024, 24]] as const) {
+        for (const [kv, sparse] of scope === "test" ? CACHES_TEST : CACHES_ALL) {
           cases.push({ headSize, group, batch, kv, sparse });
         }
       }
@@ -185,8 +203,10 @@ function floatBits(value: number): number {
 
 /**
  * One line per case in test-backend-ops' `--test-file` format (its generic op: op, type, ne,
- * op_params, sources as type ne nb, name). Q F32 [D, batch, heads], K and V F16 views of a cache
- * twice as long (as the stock cases build them), mask F16 [kv, batch], output [D, heads, batch].
+ * op_params, sources as type ne nb, name). Q F32 [D, batch, heads], K and V F16 [D, kv, K/V heads],
+ * mask F16 [kv, batch], output [D, heads, batch]. Contiguous: the generic op initializes only
+ * a view's own bytes, not the rest of its backing tensor, so K/V cache views (strided heads)
+ * are left to the stock cases, which build them.
  */
 export function caseFileLine(opValue: number, c: GridCase): string {
   const F32 = 0;
@@ -196,11 +216,10 @@ export function caseFileLine(opValue: number, c: GridCase): string {
   const heads = GRID_KV_HEADS * c.group;
   const opParams = [floatBits(1 / Math.sqrt(D)), 0, 0, PREC_F32, c.sparse];
   const contiguous = [0, 0, 0, 0];
-  const kvStrides = [2, 2 * D, 2 * D * 2 * c.kv, 2 * D * 2 * c.kv * GRID_KV_HEADS];
   const sources = [
     [F32, D, c.batch, heads, 1, ...contiguous],
-    [F16, D, c.kv, GRID_KV_HEADS, 1, ...kvStrides],
-    [F16, D, c.kv, GRID_KV_HEADS, 1, ...kvStrides],
+    [F16, D, c.kv, GRID_KV_HEADS, 1, ...contiguous],
+    [F16, D, c.kv, GRID_KV_HEADS, 1, ...contiguous],
     [F16, c.kv, c.batch, 1, 1, ...contiguous],
   ];
   const name = `grouped:hs=${D},gqa=${c.group},nb=${c.batch},kv=${c.kv}${c.sparse > 0 ? `,sparse=${c.sparse}` : ""}`;
@@ -255,10 +274,8 @@ function runOpTest(binary: string, args: readonly string[], label: string, logFi
  * kernel's split of query heads and of token runs across threads is exercised too.
  */
 export async function runFlashAttnOpTest(root: string, scope: FlashAttnScope, log: (line: string) => void = () => {}): Promise<OpTestRun[]> {
-  const { path: binary } = await ensureTestBackendOps(root, log);
+  const { path: binary, flashAttnOp: opValue } = await ensureTestBackendOps(root, log);
   const cacheRoot = join(root, ".cache", "ggml-op-test");
-  const header = readFileSync(join(await ensureLlamaCppSource(join(root, ".cache"), log), "ggml", "include", "ggml.h"), "utf8");
-  const opValue = flashAttnOpValue(header);
   const grid = gridCases(scope);
   const caseFile = join(cacheRoot, `grouped-cases-${scope}.txt`);
   await writeFile(caseFile, `${grid.map((c) => caseFileLine(opValue, c)).join("\n")}\n`);
