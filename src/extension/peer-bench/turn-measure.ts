@@ -110,13 +110,13 @@ export function spread(values: readonly number[]): Spread {
   return { median: round1(median(finite)), min: round1(Math.min(...finite)), max: round1(Math.max(...finite)) };
 }
 
-/** Acceptance and tokens per target step summed over turns (undefined without speculation). */
-export function speculationSummary(turns: readonly TurnMeasure[]): { acceptance: number; tokensPerStep: number; drafted: number } | undefined {
+/** Acceptance (undefined when nothing was drafted) and tokens per target step, summed over turns; undefined without speculation stats. */
+export function speculationSummary(turns: readonly TurnMeasure[]): { acceptance?: number; tokensPerStep: number; drafted: number } | undefined {
   const withStats = turns.filter((t) => t.speculation && t.speculation.steps > 0);
   if (withStats.length === 0) return undefined;
   const drafted = withStats.reduce((a, t) => a + t.speculation!.drafted, 0);
   const accepted = withStats.reduce((a, t) => a + t.speculation!.accepted, 0);
   const steps = withStats.reduce((a, t) => a + t.speculation!.steps, 0);
   const tokens = withStats.reduce((a, t) => a + t.replyTokens, 0);
-  return { acceptance: drafted > 0 ? Math.round((accepted / drafted) * 1000) / 1000 : 0, tokensPerStep: Math.round((tokens / steps) * 100) / 100, drafted };
+  return { acceptance: drafted > 0 ? Math.round((accepted / drafted) * 1000) / 1000 : undefined, tokensPerStep: Math.round((tokens / steps) * 100) / 100, drafted };
 }
