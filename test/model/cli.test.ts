@@ -160,6 +160,38 @@ describe("bad input", () => {
     const run = await runCli(["chat", "--strategy", "fast"], []);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /--strategy must be one of stateful, naive/);
+    const speculative = await runCli(["chat", "--speculative", "always"], []);
+    assert.equal(speculative.code, 2);
+    assert.match(speculative.stderr, /--speculative must be one of auto, off, lookup, draft/);
+  });
+
+  it("--speculative draft without a draft model is a typed error and a clean exit", async () => {
+    const run = await runCli(["chat", "--json", "--speculative", "draft"], ["hi"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.events[0].event, "error");
+    assert.equal(run.events[0].code, "model_invalid");
+    assert.match(String(run.events[0].message), /needs a draft model/);
+  });
+
+  it("--speculative lookup and --draft-model: the same replies as --speculative off, with drafted and accepted tokens in the turn events", async () => {
+    const lines = ["Write a Python function is_even(n). Reply with code only.", "Repeat that function exactly, then add a docstring to it."];
+    const common = ["chat", "--json", "--max-tokens", "40", "--ctx", "2048", "--threads", "2"];
+    const off = await runCli([...common, "--speculative", "off"], lines);
+    const lookup = await runCli([...common, "--speculative", "lookup"], lines);
+    // The default model drafting for itself: the same vocabulary, so the check passes and it agrees with itself.
+    const draft = await runCli([...common, "--speculative", "draft", "--draft-model", defaultModelFile()], lines);
+    for (const run of [off, lookup, draft]) assert.equal(run.code, 0, run.stderr);
+    const replies = (run: typeof off) => turns(run.events).map((t) => t.reply);
+    assert.deepEqual(replies(lookup), replies(off));
+    assert.deepEqual(replies(draft), replies(off));
+    assert.match(String(lookup.events[0].details), /speculative \(prompt lookup\)/);
+    type Spec = { drafted: number; accepted: number; steps: number; tokensPerStep: number };
+    const spec = (run: typeof off) => turns(run.events).map((t) => t.speculation as Spec);
+    assert.ok(spec(off).every((s) => s.drafted === 0 && s.tokensPerStep === 1), "off drafts nothing");
+    assert.ok(spec(lookup).some((s) => s.accepted > 0), JSON.stringify(spec(lookup)));
+    const drafted = spec(draft).reduce((n, s) => n + s.drafted, 0);
+    const accepted = spec(draft).reduce((n, s) => n + s.accepted, 0);
+    assert.ok(drafted > 0 && accepted / drafted > 0.9, `a model drafting for itself is accepted: ${accepted}/${drafted}`);
   });
 });
 

@@ -85,6 +85,16 @@ export class InstrumentedState implements KvState {
     return this.track({ kind: "reset", tokens: 0, sampled: false }, () => this.inner.reset());
   }
 
+  get saveSnapshot(): KvState["saveSnapshot"] {
+    const save = this.inner.saveSnapshot;
+    return save && ((path, tokens) => this.track({ kind: "evaluate", tokens: 0, sampled: false }, () => save.call(this.inner, path, tokens)));
+  }
+
+  get loadSnapshot(): KvState["loadSnapshot"] {
+    const load = this.inner.loadSnapshot;
+    return load && ((path) => this.track({ kind: "reset", tokens: 0, sampled: false }, () => load.call(this.inner, path)));
+  }
+
   dispose(): Promise<void> {
     return this.inner.dispose();
   }

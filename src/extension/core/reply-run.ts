@@ -5,9 +5,9 @@ import type { ReplyRun } from "./engine";
 
 export function replyRunStartingLater(start: (begin: <R extends { cancel(): void }>(run: R) => R) => Promise<number>): ReplyRun {
   let cancelled = false;
-  let started: { cancel(): void } | undefined;
-  const done = start((run) => {
-    started = run;
+  let started: { cancel(): void; speculation?: ReplyRun["speculation"] } | undefined;
+  const done = start(<R extends { cancel(): void }>(run: R): R => {
+    started = run as { cancel(): void; speculation?: ReplyRun["speculation"] };
     if (cancelled) run.cancel();
     return run;
   });
@@ -17,5 +17,7 @@ export function replyRunStartingLater(start: (begin: <R extends { cancel(): void
       cancelled = true;
       started?.cancel();
     },
+    // What the started run reports (speculative decoding's counts), once it has started.
+    speculation: () => started?.speculation?.(),
   };
 }

@@ -71,7 +71,7 @@ function pathsFor(root: string): Paths {
     root,
     packageDir,
     // Applied in order to a staging copy of node-llama-cpp: its addon sources, then ggml's CPU flash attention.
-    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(root, GGML_CPU_PATCH)],
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(patchDir, "addon-verify.patch"), join(root, GGML_CPU_PATCH)],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };

@@ -19,7 +19,7 @@ import { buildRunsOnThisCpu } from "./cpu-signature";
 export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   GGML_OPENMP: "OFF",
   STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
-  STATEFUL_CHAT_PATCHES: "threadpool.generate.fa-grouped",
+  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.fa-grouped",
 };
 
 export function isCompleteBuild(folder: string): boolean {
@@ -57,8 +57,13 @@ export function localBuildsDir(from: string = __dirname): string | undefined {
   }
 }
 
-/** The cmake options to ask node-llama-cpp for: ours when our build is here and fits this CPU. */
+/**
+ * The cmake options to ask node-llama-cpp for: ours when our build is here and fits this CPU.
+ * STATEFUL_CHAT_LLAMA_BUILD=prebuilt loads node-llama-cpp's prebuilt binary instead (what
+ * macOS, Windows and machines without a compiler run), so the bench can measure that path.
+ */
 export function cmakeOptionsToLoad(): Record<string, string> | undefined {
+  if (process.env.STATEFUL_CHAT_LLAMA_BUILD === "prebuilt") return undefined;
   const builds = localBuildsDir();
   const name = builds ? findFastBuild(builds) : undefined;
   if (!builds || !name || !buildRunsOnThisCpu(join(builds, name, "Release"))) return undefined;

@@ -13,7 +13,7 @@ import type {
   Token,
 } from "./node-llama-cpp";
 import { replyRunStartingLater } from "../../core/reply-run";
-import { nativeReplyLoop, type NativeReplyLoop } from "./native-reply-loop";
+import { nativeReplyLoop, nativeVerify, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
 
@@ -36,6 +36,7 @@ export class LlamaKvState implements KvState {
     private readonly sequence: LlamaContextSequence,
     private readonly onDispose: () => void,
     replyLoop: NativeReplyLoop | undefined,
+    private readonly verifyInOneCall: NativeVerify | undefined,
   ) {
     if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(replyLoop, tokens, options, onToken);
   }
@@ -63,7 +64,7 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence));
+    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence));
   }
 
   get capacity(): number {
@@ -89,11 +90,16 @@ export class LlamaKvState implements KvState {
     });
   }
 
-  /** One batch; every position sampled with the same options (speculative verification). */
+  /**
+   * One batch; every position sampled with the same options (speculative verification). Our
+   * build does it in one native call; elsewhere (the prebuilt binaries: macOS with Metal,
+   * Windows) node-llama-cpp's public controlledEvaluate, one sample call per position.
+   */
   verify(tokens: readonly number[], sample: SamplingOptions): Promise<number[]> {
     return this.exclusive(async () => {
       if (tokens.length === 0) return [];
       if (this.length + tokens.length > this.capacity) throw new CapacityError(this.length, tokens.length, this.capacity);
+      if (this.verifyInOneCall) return await this.verifyInOneCall(tokens, sample);
       const generateNext = { token: true, options: { temperature: sample.temperature, topP: sample.topP, topK: sample.topK, seed: sample.seed } };
       const items: ControlledEvaluateInputItem[] = (tokens as Token[]).map((token) => [token, { generateNext }]);
       const output = await this.sequence.controlledEvaluate(items);

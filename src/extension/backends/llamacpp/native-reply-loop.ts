@@ -29,6 +29,8 @@ interface PatchedAddonContext {
     onToken: (token: number) => void,
   ): Promise<GenerateResult>;
   cancelGeneration(): void;
+  /** addon-verify.patch: one batch decoded, every position sampled (speculative verification). */
+  verifyTokens?(sequenceId: number, firstPosition: number, tokens: Uint32Array, sampler: NativeSampler): Promise<Uint32Array>;
 }
 
 /** What node-llama-cpp 3.21 keeps on its objects (internal, not typed by the package). */
@@ -55,6 +57,31 @@ export function hasNativeReplyLoop(llama: Llama): boolean {
 export interface NativeReplyLoop {
   /** See KvState.generateReply; the caller checks capacity and holds the state exclusively. */
   run(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun;
+}
+
+export type NativeVerify = (tokens: readonly number[], sample: ReplyOptions["sample"]) => Promise<number[]>;
+
+/** Verification in one native call (our build with addon-verify.patch); the caller checks capacity and holds the state. */
+export function nativeVerify(model: LlamaModel, context: LlamaContext, sequence: LlamaContextSequence): NativeVerify | undefined {
+  const addon = (context as unknown as ContextInternals)._ctx;
+  if (typeof addon?.verifyTokens !== "function") return undefined;
+  const verifyTokens = addon.verifyTokens.bind(addon);
+  const seq = sequence as unknown as SequenceInternals;
+  const internals = model as unknown as ModelInternals;
+  return async (tokens, sample) => {
+    const start = seq._nextTokenIndex;
+    const sampler = new internals._llama._bindings.AddonSampler(internals._model);
+    try {
+      sampler.applyConfig(seq._resolveSamplerConfig({ temperature: sample.temperature, topP: sample.topP, topK: sample.topK, seed: sample.seed }));
+      const sampled = await verifyTokens(seq._sequenceId, start, Uint32Array.from(tokens), sampler);
+      // The whole batch is in the cache now: record it, so the sequence's length stays true.
+      seq._nextTokenIndex = start + tokens.length;
+      seq._contextTokens = seq._contextTokens.concat(tokens);
+      return Array.from(sampled);
+    } finally {
+      sampler.dispose();
+    }
+  };
 }
 
 export function nativeReplyLoop(model: LlamaModel, context: LlamaContext, sequence: LlamaContextSequence): NativeReplyLoop | undefined {
