@@ -41,9 +41,13 @@ export const GGML_OP_TEST_CMAKE_OPTIONS: readonly string[] = [
   "-DLLAMA_OPENSSL=OFF",
 ];
 
-/** The kernel patch, then a test-only one: generated cases may ask for upstream's sparse mask. */
+/**
+ * The kernel patch, then a test-only one for generated (`--test-file`) flash attention cases:
+ * they may ask for upstream's sparse mask, and their sentinels get initialized (uninitialized,
+ * an identical NaN pattern in both backends' copies sometimes failed a correct case).
+ */
 function patchesFor(root: string): readonly string[] {
-  return [join(root, GGML_CPU_PATCH), join(root, "native", "llama-threadpool", "test-backend-ops-sparse-mask.patch")];
+  return [join(root, GGML_CPU_PATCH), join(root, "native", "llama-threadpool", "test-backend-ops-generic-fa.patch")];
 }
 
 function cacheKey(patches: readonly string[]): string {
