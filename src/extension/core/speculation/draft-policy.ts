@@ -21,8 +21,20 @@ export interface DraftPolicyOptions {
 const SMOOTHING = 0.2;
 const PRIOR_ACCEPTANCE = 0.6;
 
+/**
+ * Acceptance is tracked apart after a step whose draft was kept whole (the reply is copying
+ * text the cache holds: the next draft from there is likely right too, so a long one pays even
+ * where a batch is expensive) and after a step with a rejection.
+ */
+type Streak = "afterFull" | "afterMiss";
+
 export class DraftPolicy {
-  private acceptance = PRIOR_ACCEPTANCE;
+  private readonly rates: Record<Streak, number> = { afterFull: PRIOR_ACCEPTANCE, afterMiss: PRIOR_ACCEPTANCE };
+  private streak: Streak = "afterMiss";
+
+  private get acceptance(): number {
+    return this.rates[this.streak];
+  }
 
   constructor(
     private readonly cost: VerifyCost,
@@ -60,7 +72,8 @@ export class DraftPolicy {
    * run of misses tries again where the conversation has turned repetitive.
    */
   newReply(): void {
-    this.acceptance = (this.acceptance + PRIOR_ACCEPTANCE) / 2;
+    for (const key of ["afterFull", "afterMiss"] as const) this.rates[key] = (this.rates[key] + PRIOR_ACCEPTANCE) / 2;
+    this.streak = "afterMiss";
   }
 
   /** One verify step: `accepted` of `drafted` tokens kept (then one rejected, unless all were kept). */
@@ -70,7 +83,8 @@ export class DraftPolicy {
     // Each observed position is one Bernoulli trial: accepted ones succeeded, the first rejected failed.
     const rate = accepted / observed;
     const weight = 1 - (1 - SMOOTHING) ** observed;
-    this.acceptance = (1 - weight) * this.acceptance + weight * rate;
+    this.rates[this.streak] = (1 - weight) * this.rates[this.streak] + weight * rate;
+    this.streak = accepted === drafted ? "afterFull" : "afterMiss";
   }
 }
 
