@@ -1,10 +1,10 @@
 // parseHostMessage checks the fields every message needs, but not the optional nested
 // ones (stats, chips, model, banner actions). These guards drop malformed nested parts so
 // a bad field degrades one detail of the UI instead of throwing mid-render.
-import type { ContextChip, ModelView, TranscriptEntry, TurnStatsView } from "./protocol";
+import { CONTEXT_CHIP_KINDS, type ContextChip, type ModelView, type TranscriptEntry, type TurnStatsView } from "./protocol";
 
 const STAT_NUMBERS = ["prefilled", "cached", "position", "capacity", "ttftMs", "decodeTokensPerSec", "replyTokens"] as const;
-const CHIP_KINDS: readonly string[] = ["file", "selection", "diagnostics", "diff", "removed", "skipped"];
+const CHIP_KINDS: readonly string[] = CONTEXT_CHIP_KINDS;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;

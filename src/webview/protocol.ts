@@ -32,7 +32,9 @@ export interface ReasoningMarkersView {
   readonly openedByPrompt?: boolean;
 }
 
-export type ContextChipKind = "file" | "selection" | "diagnostics" | "outline" | "diff" | "removed" | "skipped";
+/** The one list of chip kinds: the type and every guard come from it. */
+export const CONTEXT_CHIP_KINDS = ["file", "selection", "diagnostics", "outline", "diff", "removed", "skipped"] as const;
+export type ContextChipKind = (typeof CONTEXT_CHIP_KINDS)[number];
 
 export interface ContextChip {
   readonly label: string;

@@ -59,3 +59,11 @@ it("parseHostMessage never throws on junk", () => {
   assert.equal(parseHostMessage({ type: "tokens", id: "a", text: "b" })?.type, "tokens");
   assert.equal(parseHostMessage({ type: "tokens", id: 1 }), undefined);
 });
+
+it("a sent message's chips keep every chip kind the protocol has (an @workspace outline chip included)", async () => {
+  const { validChips } = await import("../../src/webview/entry-guards");
+  const { CONTEXT_CHIP_KINDS } = await import("../../src/webview/protocol");
+  const chips = CONTEXT_CHIP_KINDS.map((kind) => ({ kind, label: kind }));
+  assert.deepEqual(validChips(chips)?.map((c) => c.kind), [...CONTEXT_CHIP_KINDS]);
+  assert.deepEqual(validChips([{ kind: "bogus", label: "x" }]), []);
+});
