@@ -7,6 +7,7 @@
 import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
 import { EOS } from "./fake-engine";
+import { seededRandom } from "./random";
 
 export const LETTERS = [97, 98, 99, 100, 101, 102, 103, 104];
 const OUTCOMES = [...LETTERS, EOS];
@@ -18,17 +19,6 @@ export function transitions(last: number, eos = 0.02): number[] {
   const weights = LETTERS.map((_, j) => (j === (row * 3 + 1) % LETTERS.length ? 6 : 1 + ((row + j) % 3)));
   const total = weights.reduce((a, b) => a + b, 0);
   return [...weights.map((w) => ((1 - eos) * w) / total), eos];
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class MarkovState implements KvState {
@@ -48,7 +38,7 @@ export class MarkovState implements KvState {
     replyLoop = false,
     private readonly eos = 0.02,
   ) {
-    this.random = mulberry32(seed);
+    this.random = seededRandom(seed);
     if (replyLoop) this.generateReply = (tokens, options, onToken) => this.replyLoop(tokens, options, onToken);
   }
 
