@@ -260,3 +260,31 @@ describe("Session with a backend reply loop that runs ahead of a stop", () => {
     assert.deepEqual(state.cache, [...session.tokens]);
   });
 });
+
+describe("Session state reset bookkeeping", () => {
+  it("a cache dropped after a failed tail erase is re-prefilled and counted as prefilled, not decoded", async () => {
+    const state = new HashState(4096, 1000);
+    const session = new Session(state, new ByteTokenizer(), 16);
+    await session.prefill([1, 2, 3]);
+    let calls = 0;
+    state.beforeEvaluate = () => {
+      // The evaluation that would put the last generated token into the cache fails.
+      if (++calls === 4) throw new Error("engine failed");
+    };
+    const reply: number[] = [];
+    await assert.rejects(async () => {
+      for await (const t of session.generate({ maxTokens: 3, sampling: { temperature: 0 } })) reply.push(t);
+    });
+    assert.equal(reply.length, 3);
+    state.beforeEvaluate = undefined;
+    state.truncate = async () => {
+      throw new Error("cannot erase");
+    };
+    await session.rollback(2);
+    const before = { ...session.counters };
+    await session.prefill([9, 9]);
+    for await (const _ of session.generate({ maxTokens: 1, sampling: { temperature: 0 } })) void _;
+    assert.equal(session.counters.decoded - before.decoded, 1, "only the newly generated token counts as decoded");
+    assert.equal(session.counters.prefilled - before.prefilled, session.position - 1, "everything else was prefilled again");
+  });
+});

@@ -237,8 +237,7 @@ export class Session {
       } catch {
         // The backend could not erase its tail: start a fresh state and re-prefill the
         // ledger lazily on the next call, so the session stays usable.
-        await this.state.reset();
-        this.ledger.forgetEvaluated();
+        await this.freshStateKeepingLedger();
       }
     }
     await this.resyncWithState();
@@ -251,9 +250,7 @@ export class Session {
    */
   async resyncWithState(): Promise<boolean> {
     if (this.state.length === this.ledger.evaluated) return false;
-    await this.state.reset();
-    this.ledger.forgetEvaluated();
-    this.pendingGenerated = 0;
+    await this.freshStateKeepingLedger();
     this.stateLost = this.ledger.length > 0;
     return true;
   }
@@ -305,6 +302,14 @@ export class Session {
   /** A fresh state that keeps the ledger: every token is re-prefilled on the next call. */
   async discardState(): Promise<void> {
     this.assertUsable();
+    await this.freshStateKeepingLedger();
+  }
+
+  /**
+   * The one way to drop the cache but keep the ledger: a fresh state, nothing evaluated, no
+   * generated token pending (so the re-prefill counts as prefilled, not decoded).
+   */
+  private async freshStateKeepingLedger(): Promise<void> {
     await this.state.reset();
     this.ledger.forgetEvaluated();
     this.pendingGenerated = 0;
@@ -346,8 +351,7 @@ export class Session {
     } catch {
       // A file the backend refuses is treated as a mismatch: re-prefill instead.
     }
-    await this.state.reset();
-    this.ledger.forgetEvaluated();
+    await this.freshStateKeepingLedger();
     return false;
   }
 
