@@ -20,14 +20,15 @@ interface Turn {
 }
 interface Run {
   readonly side: string;
+  readonly config: string;
   readonly turns: readonly Turn[];
 }
 
 describe("stateful-chat bench --peers --no-peer", () => {
-  it("runs scenarios a–d for our side and writes JSON, Markdown and SVG plots", async () => {
+  it("runs scenarios a–e for our side, speculation off and on, and writes JSON, Markdown and SVG plots", async () => {
     const out = await mkdtemp(join(tmpdir(), "peer-bench-"));
     const run = await runCli(
-      ["bench", "--peers", "--no-peer", "--model", defaultModelFile(), "--turns", "2", "--sweep-turns", "2", "--threads", "1", "--max-tokens", "12", "--ctx", "2048", "--long-ctx", "512", "--out", out, "--json"],
+      ["bench", "--peers", "--no-peer", "--model", defaultModelFile(), "--turns", "2", "--sweep-turns", "2", "--threads", "1", "--max-tokens", "12", "--ctx", "2048", "--long-ctx", "512", "--edit-turns", "2", "--edit-max-tokens", "12", "--repeats", "1", "--spec-configs", "ours:off,ours:lookup", "--out", out, "--json"],
       [],
     );
     assert.equal(run.code, 0, run.stderr);
@@ -38,14 +39,17 @@ describe("stateful-chat bench --peers --no-peer", () => {
       builds: { ours: string };
     };
     assert.ok(event, "a bench-peers JSON event");
-    assert.deepEqual(event.scenarios.map((s) => s.id), ["a", "b", "c", "d"]);
+    assert.deepEqual(event.scenarios.map((s) => s.id), ["a", "b", "c", "d", "e"]);
     assert.deepEqual(event.sweep.map((p) => [p.side, p.threads]), [["ours", 1]]);
     assert.ok(event.machine.cores >= 1 && event.machine.cpuModel.length > 0);
     assert.match(event.builds.ours, /llama\.cpp CPU/);
     assert.match(event.builds.ours, /engine host process/, "our side runs as the product runs it");
     for (const scenario of event.scenarios) {
-      assert.deepEqual(scenario.runs.map((r) => r.side), ["ours"], `scenario ${scenario.id} ran our side only`);
-      const turns = scenario.runs[0].turns;
+      assert.deepEqual(scenario.runs.map((r) => `${r.side} ${r.config}`), ["ours ours:off", "ours ours:lookup"], `scenario ${scenario.id} ran our side only, both configurations`);
+      for (const { turns } of scenario.runs) checkTurns(scenario.id, turns);
+    }
+    function checkTurns(id: string, turns: readonly Turn[]): void {
+      const scenario = { id };
       assert.equal(turns.length, 2, `scenario ${scenario.id}: 2 turns`);
       for (const turn of turns) {
         assert.ok(!turn.failed && turn.replyTokens > 0, `scenario ${scenario.id} answered`);
@@ -61,7 +65,7 @@ describe("stateful-chat bench --peers --no-peer", () => {
     }
     const files = (await readdir(out)).sort();
     assert.ok(files.includes("peer-bench.json") && files.includes("peer-bench.md"));
-    for (const id of ["a", "b", "c", "d"]) {
+    for (const id of ["a", "b", "c", "d", "e"]) {
       for (const plot of [`scenario-${id}-ttft.svg`, `scenario-${id}-prefilled.svg`]) {
         assert.ok(files.includes(plot), plot);
         assert.match(await readFile(join(out, plot), "utf8"), /^<svg [^>]*>[\s\S]*<path d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+"[\s\S]*<\/svg>\n$/);

@@ -13,7 +13,7 @@ import { runFlashAttnTestCommand } from "../llama-build/ggml-op-test-command";
 const USAGE = `Usage: stateful-chat <command>
   chat         chat on stdin/stdout (see: stateful-chat chat --help)
   bench        stateful vs naive re-prefill on one conversation, as ratios
-  bench --peers  ours vs llama-server on the same model and machine (scenarios a–d)
+  bench --peers  ours vs llama-server on the same model and machine (scenarios a–e, speculative configurations)
   fetch-model  put the default model into the local cache (idempotent)
   build-llama  build llama.cpp with a persistent threadpool for this machine (cached; idempotent)
   test-flash-attn [--all]  ggml's test-backend-ops on our patched CPU flash attention (built once, cached)`;
