@@ -3,7 +3,7 @@
 // speculation as without it over a 30-turn editing chat (overflow included), drafts are
 // really verified and accepted, and ledger == cache after every turn; in the engine process a
 // SIGKILL in the middle of a speculative reply loses nothing and a KV snapshot restores the
-// lookup index with the cache.
+// lookup index with the cache. A template that rewinds every turn gives the same replies too.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +19,7 @@ import type { TurnStats } from "../../src/extension/core/stats";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { editRequestSession } from "../../src/extension/peer-bench/edit-requests";
 import { defaultModelFile } from "../support/default-model";
+import { fixtureModel } from "../support/fixture-models";
 import { startProxyEngine } from "../support/engine-process";
 import { greedyFromFresh, greedyFromState, InstrumentedEngine } from "../support/instrumented-engine";
 
@@ -79,6 +80,35 @@ describe("speculative decoding on the default model", () => {
     const tokens = speculative.reduce((n, s) => n + s.replyTokens, 0);
     t.diagnostic(`drafted ${drafted}, accepted ${accepted}, ${tokens} reply tokens in ${steps} target steps`);
     assert.ok(accepted > 0 && steps < tokens, "drafts were accepted: fewer target steps than tokens");
+  });
+});
+
+describe("speculative decoding across template rewinds", () => {
+  it("a template that drops earlier thoughts: rewinds every turn, same replies, ledger == cache", async (t) => {
+    const fixture = await LlamaEngine.load({ modelPath: fixtureModel("thoughts-dropping"), contextSize: 2048, threads: 2 });
+    try {
+      if (!describeLlamaBuild((await getLlamaRuntime()).llama).includes("grouped flash attention")) return t.skip("needs our llama.cpp build");
+      const messages = script().slice(0, 6);
+      const run = async (engine: Engine) => {
+        const chat = await ChatSession.create(engine, { turn: TURN });
+        const stats: TurnStats[] = [];
+        for (const message of messages) stats.push(await chat.send(message));
+        return { chat, stats };
+      };
+      const plain = await run(fixture);
+      await plain.chat.dispose();
+      const instrumented = new InstrumentedEngine(new SpeculativeEngine(fixture, { mode: "lookup", verifyCost: CHEAP }));
+      const spec = await run(instrumented);
+      assert.ok(spec.stats.slice(1).some((s) => s.rewound > 0), "the template rewound the cache");
+      assert.deepEqual(spec.stats.map((s) => s.reply), plain.stats.map((s) => s.reply));
+      assert.ok(spec.stats.some((s) => (s.speculation?.accepted ?? 0) > 0), "drafts were accepted");
+      const ledger = [...spec.chat.ledger];
+      const state = instrumented.states.at(-1)!.inner;
+      assert.deepEqual(await greedyFromState(state, ledger, 4), await greedyFromFresh(fixture, ledger, 4), "ledger == cache");
+      await spec.chat.dispose();
+    } finally {
+      await fixture.dispose();
+    }
   });
 });
 
