@@ -14,10 +14,11 @@ import { DraftModelDrafter } from "../../src/extension/core/speculation/draft-mo
 import { firstThatDrafts, lookupDrafter, type Drafter } from "../../src/extension/core/speculation/drafter";
 import { DraftPolicy, linearCost, type VerifyCost } from "../../src/extension/core/speculation/draft-policy";
 import { NgramIndex } from "../../src/extension/core/speculation/ngram-index";
+import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import { SpeculativeKvState } from "../../src/extension/core/speculation/speculative-state";
 import { TokenMirror } from "../../src/extension/core/speculation/token-mirror";
 import { interpolate } from "../../src/extension/core/speculation/verify-cost";
-import { ByteTokenizer, EOS, HashState } from "../support/fake-engine";
+import { ByteTokenizer, EOS, FakeEngine, HashState } from "../support/fake-engine";
 import { LETTERS, MarkovState, transitions } from "../support/markov-engine";
 
 const tokenizer = new ByteTokenizer();
@@ -249,6 +250,30 @@ for (const replyLoop of [false, true]) {
     });
   });
 }
+
+describe("speculative engine", () => {
+  it("gives every state a reply loop, also over a backend that cannot verify a batch (one token at a time, same replies)", async () => {
+    class NoVerifyEngine extends FakeEngine {
+      async createState(): Promise<HashState> {
+        const state = await super.createState();
+        return Object.assign(state, { verify: undefined });
+      }
+    }
+    const plain = new Session(await new FakeEngine(4096, 9).createState(), tokenizer, 16);
+    const engine = new SpeculativeEngine(new NoVerifyEngine(4096, 9), { mode: "lookup", verifyCost: CHEAP_BATCHES });
+    assert.equal(engine.replyLoop, true);
+    const state = await engine.createState();
+    assert.ok(state.generateReply, "a reply loop, as the engine reports");
+    const session = new Session(state, tokenizer, 16);
+    for (let turn = 0; turn < 6; turn++) {
+      const tokens = tokenizer.encode(`q${turn} abcabc abcabc\n`, { specials: false });
+      await plain.prefill(tokens);
+      await session.prefill(tokens);
+      assert.deepEqual(await reply(session, 20), await reply(plain, 20));
+    }
+    assert.ok(session.counters.drafted > 0, "drafts were verified token by token");
+  });
+});
 
 describe("draft model vocabulary check", () => {
   it("refuses a draft model whose tokens differ", () => {

@@ -9,6 +9,7 @@ import { firstThatDrafts, lookupDrafter, type Drafter } from "./drafter";
 import { DraftPolicy, type VerifyCost } from "./draft-policy";
 import type { SpeculativeMode } from "./modes";
 import { SpeculativeKvState } from "./speculative-state";
+import { withVerify } from "./one-token-verify";
 import { measureVerifyCost, type CalibrationStore } from "./verify-cost";
 
 export const MAX_DRAFT = 16;
@@ -51,8 +52,10 @@ export class SpeculativeEngine implements Engine {
   async createState(): Promise<KvState> {
     if (this.disposed) throw new DisposedError("Engine");
     const inner = await this.target.createState();
-    if (!inner.verify) return inner;
-    const verifiable = inner as KvState & { verify: NonNullable<KvState["verify"]> };
+    // This engine reports a reply loop, so every state it makes must have one: a backend that
+    // cannot verify a batch gets one token at a time (correct; the measured cost then keeps
+    // `auto` from drafting).
+    const verifiable = withVerify(inner);
     const cost = await this.verifyCost(verifiable);
     const policy = new DraftPolicy(cost, { maxDraft: MAX_DRAFT, gate: this.options.mode === "auto" });
     return new SpeculativeKvState(verifiable, { drafter: await this.drafter(), policy, tokenizer: this.target.tokenizer });
