@@ -254,7 +254,7 @@ for (const replyLoop of [false, true]) {
 describe("speculative engine", () => {
   it("gives every state a reply loop, also over a backend that cannot verify a batch (one token at a time, same replies)", async () => {
     class NoVerifyEngine extends FakeEngine {
-      async createState(): Promise<HashState> {
+      override async createState(): Promise<HashState> {
         const state = await super.createState();
         return Object.assign(state, { verify: undefined });
       }

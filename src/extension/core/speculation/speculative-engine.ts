@@ -2,7 +2,7 @@
 // whose states can verify a batch. Chosen by the backend picker from the `speculative`
 // setting; the core and the shell see an ordinary Engine with a reply loop.
 
-import type { Engine, KvState } from "../engine";
+import type { Engine, EngineInfo, KvState } from "../engine";
 import { DisposedError } from "../errors";
 import { DraftModelDrafter } from "./draft-model-drafter";
 import { firstThatDrafts, lookupDrafter, type Drafter } from "./drafter";
@@ -35,11 +35,11 @@ export class SpeculativeEngine implements Engine {
   constructor(
     private readonly target: Engine,
     private readonly options: SpeculativeEngineOptions,
-  ) {}
-
-  get info() {
-    return { ...this.target.info, details: `${this.target.info.details}, speculative ${this.describe()}` };
+  ) {
+    this.info = { ...target.info, details: `${target.info.details}, speculative ${this.describe()}` };
   }
+
+  readonly info: EngineInfo;
 
   get tokenizer() {
     return this.target.tokenizer;

@@ -24,8 +24,6 @@ export interface SpeculativeStateOptions {
   readonly drafter: Drafter;
   readonly policy: DraftPolicy;
   readonly tokenizer: Pick<Tokenizer, "isEndOfGeneration">;
-  /** Draft this many at most when looking ahead from a native loop run (cheap check per token). */
-  readonly probeDraft?: number;
 }
 
 interface MutableCounts {
@@ -214,14 +212,14 @@ export class SpeculativeKvState implements KvState {
       reply.emit(next);
       return;
     }
-    const sampled: number[] = [];
-    const probe = this.options.probeDraft ?? 1;
+    // `last` and what the loop samples, grown in place: the per-token lookup copies nothing.
+    const tail = [last];
     let run: ReplyRun | undefined = undefined;
     const onToken = (token: number) => {
-      sampled.push(token);
+      tail.push(token);
       if (reply.finished) return;
       reply.emit(token);
-      const stop = reply.finished || cancelled() || (lookAhead && this.mirror.lookup([last, ...sampled], probe).length > 0);
+      const stop = reply.finished || cancelled() || (lookAhead && this.mirror.lookup(tail, 1).length > 0);
       if (stop) run?.cancel();
     };
     run = this.inner.generateReply([last], { sample: options.sample, maxTokens: options.maxTokens - reply.count }, onToken);
@@ -233,9 +231,9 @@ export class SpeculativeKvState implements KvState {
       this.mirror.resync(this.inner.length);
       throw error;
     }
-    counts.steps += sampled.length;
+    counts.steps += tail.length - 1;
     // The loop's cache: `last` and every sampled token but its final one.
-    const written = [last, ...sampled].slice(0, Math.max(0, length - before));
+    const written = tail.slice(0, Math.max(0, length - before));
     this.mirror.append(written);
     if (this.mirror.length !== length) this.mirror.resync(length);
   }
