@@ -1,4 +1,4 @@
-// Bundles the extension host, the engine host process, the CLI and the webview. node-llama-cpp stays external: it
+// Bundles the extension host, the engine host process, the CLI, the tooling and the webview. node-llama-cpp stays external: it
 // is ESM-only with native binaries and is loaded with a real dynamic import at runtime.
 import * as esbuild from "esbuild";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
@@ -11,7 +11,10 @@ const nodeTargets = [
   { entry: "src/extension/cli/main.ts", out: "out/cli.js", banner: "#!/usr/bin/env node" },
   // The engine host process (one per loaded model): the extension and the CLI fork it.
   { entry: "src/extension/engine-host/main.ts", out: "out/engine-host.js" },
-  { entry: "src/extension/launcher/main.ts", out: "out/launcher.js" },
+  // Development tooling (src/tools/, never in the VSIX): `npm start`'s launcher, and the CLI's
+  // development commands (build-llama, test-flash-attn, bench --peers), loaded by out/cli.js.
+  { entry: "src/tools/launcher/main.ts", out: "out/launcher.js" },
+  { entry: "src/tools/cli/main.ts", out: "out/tools.js" },
 ].filter((t) => existsSync(t.entry));
 
 const builds = nodeTargets.map((t) => ({

@@ -25,6 +25,15 @@ npm run test:unit
 step "real-model tests (default GGUF)"
 npm run test:model
 
+# The remote backend's tests need llama-server built from the same pinned source (about 10 min
+# of compiling on 2 cores when not cached). The VS Code suites below run llama.cpp on one
+# thread, so the build takes the other core meanwhile, in the background; its log is printed if
+# it fails.
+step "llama-server for the remote backend tests: building in the background (cached in .cache/peer)"
+mkdir -p .cache
+node out/cli.js build-peer-server --jobs 1 > .cache/peer-server-build.log 2>&1 &
+PEER_SERVER_BUILD=$!
+
 step "VS Code integration tests (real extension host in code-server)"
 npm run test:integration
 
@@ -39,6 +48,14 @@ npm run test:native
 
 step "Core ML converter (pytest)"
 npm run test:models
+
+step "remote backend against a real llama-server -np 4 (started and stopped by the tests)"
+if ! wait "$PEER_SERVER_BUILD"; then
+  cat .cache/peer-server-build.log
+  echo "building llama-server failed" >&2
+  exit 1
+fi
+npm run test:remote
 
 echo
 echo "all test suites passed"

@@ -3,7 +3,7 @@
 import pytest
 from gguf import GGMLQuantizationType, GGUFReader
 
-import shape_model_gguf
+from bench_fixtures import shape_model_gguf
 
 
 def test_shape_model_has_the_requested_shapes_and_the_source_tokenizer(gguf_path, tmp_path):

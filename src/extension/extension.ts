@@ -2,29 +2,37 @@
 
 import { join } from "node:path";
 import * as vscode from "vscode";
+import { registerApplyCommands } from "./shell/apply/apply-commands";
 import { registerChatCommands } from "./shell/chat-commands";
 import { registerContextCommands } from "./shell/context/context-commands";
 import { EngineRegistry } from "./shell/engine-registry";
+import { registerServerSecretCommands, ServerSecrets } from "./shell/server-secrets";
+import { registerLanguageModelFeatures } from "./shell/lm/register-lm";
 import { registerModelCommands } from "./shell/model-commands";
 import { PanelManager } from "./shell/panel-manager";
 import { createTestingApi, type TestingApi } from "./shell/testing-api";
 import { TranscriptStore } from "./shell/transcript-store";
 
 export interface StatefulChatApi {
-  readonly testing: TestingApi;
+  /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */
+  readonly testing?: TestingApi;
 }
 
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
-  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"));
+  const serverSecrets = new ServerSecrets(context.secrets);
+  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
   const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"));
   const manager = new PanelManager(context, registry, store, log);
   context.subscriptions.push(log, stats, registry, manager);
-  registerChatCommands(context, manager, store, stats);
+  const pools = registerLanguageModelFeatures(context, registry, log);
+  registerChatCommands(context, manager, store, stats, pools);
   registerContextCommands(context, manager);
-  registerModelCommands(context);
-  return { testing: createTestingApi(manager, registry, store) };
+  const apply = registerApplyCommands(context, manager, log, () => vscode.window.activeTextEditor?.document.uri);
+  registerModelCommands(context, log);
+  registerServerSecretCommands(context, serverSecrets);
+  return context.extensionMode === vscode.ExtensionMode.Test ? { testing: createTestingApi(manager, registry, store, pools, apply) } : {};
 }
 
 export function deactivate(): void {}

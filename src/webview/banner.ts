@@ -1,8 +1,8 @@
 // A banner above the transcript for things the user should act on (no model, download
 // failed, …). Its buttons run only the host-approved BannerCommands.
 import { el, icon, iconButton } from "./dom";
-import type { BannerAction, WebviewToHost } from "./protocol";
-import { BANNER_COMMANDS } from "./protocol";
+import type { BannerAction, WebviewToHost } from "./protocol/messages";
+import { BANNER_COMMANDS } from "./protocol/messages";
 
 export type BannerLevel = "error" | "warning" | "info";
 

@@ -1,7 +1,7 @@
 // Context chips under a user message: what workspace context was attached to it (or
 // removed / skipped), so the user can see what the model was actually told.
 import { el, icon } from "./dom";
-import type { ContextChip } from "./protocol";
+import type { ContextChip } from "./protocol/messages";
 
 const CHIP_ICONS: Record<ContextChip["kind"], string> = {
   file: "file",

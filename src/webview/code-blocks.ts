@@ -1,8 +1,10 @@
-// Copy / Insert-at-cursor toolbars on rendered code blocks. Buttons carry no code: the
-// click handler reads it back from the <code> element, whose textContent is exactly the
-// raw source (highlighting only adds spans).
+// Copy / Insert at Cursor / Apply toolbars on rendered code blocks. Buttons carry no code:
+// the click handler reads it back from the <code> element, whose textContent is exactly the
+// raw source (highlighting only adds spans). Apply and Apply All name the reply and the
+// block's position in it; the host reads the rest from its own copy of the reply.
 import { el, icon } from "./dom";
-import type { WebviewToHost } from "./protocol";
+import type { WebviewToHost } from "./protocol/messages";
+import { APPLY_TEST_IDS, showApplyWorking } from "./apply-status";
 
 /** Wraps each <pre> in root in a code block with a language label and buttons. */
 export function decorateCodeBlocks(root: ParentNode): void {
@@ -15,6 +17,7 @@ export function decorateCodeBlocks(root: ParentNode): void {
       el("span", { class: "code-language" }, language),
       actionButton("copy", "Copy", "copy-code"),
       actionButton("insert", "Insert at Cursor", "insert-code"),
+      actionButton("git-pull-request-go-to-changes", "Apply to the Workspace", "apply-code"),
     );
     const block = el("div", { class: "code-block" });
     pre.replaceWith(block);
@@ -34,12 +37,40 @@ export function handleCodeBlockClicks(container: HTMLElement, post: (message: We
     const button = (event.target as Element | null)?.closest?.("button[data-testid]");
     if (!button || !container.contains(button)) return;
     const testId = button.getAttribute("data-testid");
-    if (testId !== "copy-code" && testId !== "insert-code") return;
-    const code = rawCode(button.closest(".code-block"));
-    if (code === undefined) return;
-    post(testId === "copy-code" ? { type: "copyCode", code } : { type: "insertCode", code });
-    if (testId === "copy-code") flashCopied(button);
+    if (testId === "apply-all") {
+      const entry = button.closest("[data-entry-id]");
+      const codes = entry ? answerBlocks(entry).map(rawCode) : [];
+      if (entry && codes.length > 0 && codes.every((c): c is string => c !== undefined)) {
+        answerBlocks(entry).forEach((block) => showApplyWorking(block));
+        post({ type: "applyAll", entryId: entry.getAttribute("data-entry-id")!, codes });
+      }
+      return;
+    }
+    if (testId !== "copy-code" && testId !== "insert-code" && !(APPLY_TEST_IDS as readonly string[]).includes(testId ?? "")) return;
+    const block = button.closest(".code-block");
+    const code = rawCode(block);
+    if (code === undefined || !block) return;
+    if (testId === "copy-code" || testId === "insert-code") {
+      post(testId === "copy-code" ? { type: "copyCode", code } : { type: "insertCode", code });
+      if (testId === "copy-code") flashCopied(button);
+      return;
+    }
+    const entry = block.closest("[data-entry-id]");
+    const index = entry ? answerBlocks(entry).indexOf(block) : -1;
+    if (!entry || index < 0) return;
+    const entryId = entry.getAttribute("data-entry-id")!;
+    if (testId === "apply-cancel") {
+      post({ type: "cancelApply", entryId, block: index });
+      return;
+    }
+    showApplyWorking(block);
+    post({ type: "applyCode", entryId, block: index, code, ...(testId === "apply-fast" ? { fast: true } : {}) });
   });
+}
+
+/** The code blocks of an entry's answer (never its reasoning), in order. */
+export function answerBlocks(entry: Element): Element[] {
+  return Array.from(entry.querySelectorAll(".entry-answer .code-block"));
 }
 
 function rawCode(block: Element | null): string | undefined {

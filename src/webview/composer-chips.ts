@@ -3,7 +3,7 @@
 // nothing). A chip can be taken off the next message, a file pinned, the active file
 // switched off for this chat. Removal shows at once; the host confirms with fresh chips.
 import { el, icon } from "./dom";
-import type { ComposerChip, WebviewToHost } from "./protocol";
+import type { ComposerChip, WebviewToHost } from "./protocol/messages";
 
 const KIND_ICONS: Record<ComposerChip["kind"], string> = {
   file: "file",

@@ -6,7 +6,7 @@ import { ComposerChips } from "./composer-chips";
 import { el, iconButton } from "./dom";
 import { MentionList } from "./mention-list";
 import { applyMention, mentionQueryAt, parseMentions, type MentionQuery } from "./mention-query";
-import type { ComposerChip, MentionOption, WebviewToHost } from "./protocol";
+import type { ComposerChip, MentionOption, WebviewToHost } from "./protocol/messages";
 
 const MAX_TEXTAREA_PX = 240;
 /** The chip ids the @-keywords produce (see the host's context choices). */

@@ -1,10 +1,11 @@
 // One transcript entry in the DOM. Assistant text is markdown (rendered incrementally while
 // streaming); user text and notices are shown verbatim, as typed or as sent by the host.
 // Reasoning (`<think>` …) goes into a collapsed disclosure above the answer; Copy takes the answer.
+import { applyAllButton } from "./apply-status";
 import { renderChips } from "./chips";
 import { el, icon, iconButton } from "./dom";
-import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol";
-import { statsTooltip, statusLine } from "./stats-line";
+import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol/messages";
+import { statsTooltip, statusLine } from "./protocol/stats-line";
 import { COPY_REPLY_EVENT, replyParts } from "./reply-parts";
 import { renderComplete, StreamingMarkdown } from "./streaming-markdown";
 import { ThinkingView } from "./thinking-view";
@@ -118,6 +119,8 @@ export class EntryView {
     }
     if (role === "assistant" && (status === "complete" || status === "stopped") && this.answerText.trim()) {
       parts.push(this.copyButton());
+      const applyAll = status === "complete" ? applyAllButton(this.answerText) : undefined;
+      if (applyAll) parts.push(applyAll);
     }
     const line = role === "assistant" ? statusLine(status, stats) : "";
     if (line) {

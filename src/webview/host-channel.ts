@@ -1,7 +1,7 @@
 // The only door between the webview and the extension host. Everything that arrives is
 // validated with parseHostMessage (the host is trusted, but a bad message must never
 // break the UI); everything that leaves is typed as WebviewToHost.
-import { parseHostMessage, type HostToWebview, type WebviewToHost } from "./protocol";
+import { parseHostMessage, type HostToWebview, type WebviewToHost } from "./protocol/messages";
 
 /** What VS Code keeps for a hidden (or reloaded) webview; see view-state.ts. */
 export interface VsCodeApi<State> {

@@ -8,14 +8,15 @@ import "./styles/markdown.css";
 import "./styles/highlight.css";
 import "./styles/thinking.css";
 import { BannerArea } from "./banner";
+import { showApplyState } from "./apply-status";
 import { handleCodeBlockClicks } from "./code-blocks";
 import { Composer } from "./composer";
 import { el, iconButton } from "./dom";
-import { cleanEntry, validModel, validStats } from "./entry-guards";
+import { cleanEntry, validModel, validStats } from "./protocol/entry-guards";
 import { HostChannel } from "./host-channel";
 import { handleLinkClicks } from "./links";
 import { ModelStatus } from "./model-status";
-import type { HostToWebview, ModelView } from "./protocol";
+import type { HostToWebview, ModelView } from "./protocol/messages";
 import { COPY_REPLY_EVENT, setReasoningMarkers } from "./reply-parts";
 import { TranscriptView, type RenderCounters } from "./transcript-view";
 import { ViewStateStore, type ViewState } from "./view-state";
@@ -102,6 +103,9 @@ function start(app: HTMLElement): void {
         return;
       case "mentionResults":
         composer.showMentionOptions(message.requestId, message.options);
+        return;
+      case "applyState":
+        showApplyState(transcript.element, message);
         return;
       default:
         assertNever(message);

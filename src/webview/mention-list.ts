@@ -1,7 +1,7 @@
 // The @-completion list under the input: workspace files and keywords from the host, moved
 // through with the arrow keys, picked with Enter, Tab or a click.
 import { el, icon } from "./dom";
-import type { MentionOption } from "./protocol";
+import type { MentionOption } from "./protocol/messages";
 
 export class MentionList {
   readonly element: HTMLElement;

@@ -1,6 +1,6 @@
 // The line at the top naming the model and backend, or saying it is loading or failed.
 import { el, icon } from "./dom";
-import type { ModelView } from "./protocol";
+import type { ModelView } from "./protocol/messages";
 
 export type ModelState = { readonly state: "loading" } | { readonly state: "ready"; readonly model?: ModelView } | { readonly state: "error"; readonly message: string };
 

@@ -3,7 +3,7 @@
 import { el, icon } from "./dom";
 import { EntryView } from "./entry-view";
 import { FrameBatcher } from "./frame-batcher";
-import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol";
+import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol/messages";
 
 /** Counters the webview tests read (window.statefulChatTestHooks); cheap enough to keep in production. */
 export interface RenderCounters {

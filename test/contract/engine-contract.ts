@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Engine, KvState } from "../../src/extension/core/engine";
+import { BACKEND_NAMES, type Engine, type KvState } from "../../src/extension/core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
 
 const GREEDY = { temperature: 0 } as const;
@@ -42,7 +42,7 @@ export function engineContract(name: string, load: () => Promise<Engine>): void 
 
     it("reports a capacity and a backend", () => {
       assert.ok(engine.info.capacity > 0);
-      assert.ok(["llamacpp", "coreml"].includes(engine.info.backend));
+      assert.ok((BACKEND_NAMES as readonly string[]).includes(engine.info.backend));
       assert.ok(engine.chatTemplate.length > 0);
     });
 

@@ -6,9 +6,10 @@
 import * as assert from "node:assert/strict";
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
-import { startE2ESession, withDiagnostics, type E2ESession } from "./support/session";
+import { journey } from "./support/journey";
+import { startE2ESession, type E2ESession } from "./support/session";
 import { recordedLengths, recordStreamingLengths, stopOnFirstText } from "./support/stream-watch";
 import { chatFrame, poll, runFromPalette, waitForWorkbench } from "./support/workbench";
 
@@ -40,20 +41,7 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
   };
   // null until the reply's entry exists (the model may still be loading).
   const statusOfLastReply = () => lastAssistant().getAttribute("data-status", { timeout: 5_000 }).catch(() => null);
-  // The steps are one journey: after a failed step the rest would only time out, so skip them.
-  let failedStep: string | undefined;
-  const step = (name: string, body: () => Promise<void>): void => {
-    it(name, { timeout: STEP_TIMEOUT }, async (t) => {
-      if (failedStep) return t.skip(`after the failed step "${failedStep}"`);
-      try {
-        await body();
-      } catch (error) {
-        failedStep = name;
-        await shot(`failed-${name.replace(/\W+/g, "-")}`).catch(() => undefined);
-        await withDiagnostics(session, error);
-      }
-    });
-  };
+  const step = journey(() => session, shot, STEP_TIMEOUT);
 
   before(async () => {
     session = await startE2ESession("chat");

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { packageVsix, vsceTarget } from "../../src/extension/launcher/vsix";
+import { packageVsix, vsceTarget } from "../../src/tools/launcher/vsix";
 import { log, provision, type Provisioned } from "../integration/harness/provision";
 import { extractVsix, vsixFiles } from "./support/vsix-contents";
 

@@ -3,18 +3,18 @@
 // in CI, where VS Code cannot be downloaded; there run.ts drives code-server instead.
 //
 //   node --import tsx test/integration/electron.ts            # latest stable VS Code
-//   VSCODE_VERSION=1.95.0 node --import tsx test/integration/electron.ts
+//   VSCODE_VERSION=1.104.0 node --import tsx test/integration/electron.ts
 //
 // On macOS 15+ with a Core ML model configured (statefulChat.modelPath in the settings this
 // file writes, or STATEFUL_CHAT_MODEL), the suite exercises the Core ML backend.
 
 import { join } from "node:path";
 import { runTests } from "@vscode/test-electron";
-import { launcherPaths } from "../../src/extension/launcher/paths";
-import { runCommand } from "../../src/extension/launcher/run-command";
-import { prepareScratch } from "../../src/extension/launcher/scratch";
-import { defaultSettings, writeUserSettings } from "../../src/extension/launcher/user-settings";
-import { ensureBuilt } from "../../src/extension/launcher/vsix";
+import { launcherPaths } from "../../src/tools/launcher/paths";
+import { runCommand } from "../../src/tools/launcher/run-command";
+import { prepareScratch } from "../../src/tools/launcher/scratch";
+import { defaultSettings, writeUserSettings } from "../../src/tools/launcher/user-settings";
+import { ensureBuilt } from "../../src/tools/launcher/vsix";
 import { defaultModelPath } from "../../src/extension/models/default-model";
 import { makeWorkspace } from "./harness/scratch-workspace";
 import { compileSuite } from "./compile-suite";

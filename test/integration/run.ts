@@ -5,13 +5,14 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startCodeServer, type RunningCodeServer } from "../../src/extension/launcher/code-server";
-import { prepareScratch } from "../../src/extension/launcher/scratch";
-import { defaultSettings, writeUserSettings } from "../../src/extension/launcher/user-settings";
+import { startCodeServer, type RunningCodeServer } from "../../src/tools/launcher/code-server";
+import { prepareScratch } from "../../src/tools/launcher/scratch";
+import { defaultSettings, writeUserSettings } from "../../src/tools/launcher/user-settings";
 import { launchBrowser, type Browser } from "./harness/browser";
 import { log, provision } from "./harness/provision";
 import { makeWorkspace } from "./harness/scratch-workspace";
 import { compileSuite } from "./compile-suite";
+import { fixtureModel } from "../support/fixture-models";
 import { runInExtensionHost } from "./smoke-driver";
 
 /**
@@ -21,13 +22,14 @@ import { runInExtensionHost } from "./smoke-driver";
  */
 const TEST_MODEL_SETTINGS = { "statefulChat.maxNewTokens": 96, "statefulChat.threads": 1 };
 
-const TIMEOUT_MS = Number(process.env.STATEFUL_CHAT_INTEGRATION_TIMEOUT_MS ?? 10 * 60_000);
+// 20 min: the suite grew (VS Code Chat, Apply) and shares the machine with the background llama-server build.
+const TIMEOUT_MS = Number(process.env.STATEFUL_CHAT_INTEGRATION_TIMEOUT_MS ?? 20 * 60_000);
 
 async function main(): Promise<number> {
   const setupStarted = Date.now();
   const { paths, toolchain, chromium, modelPath } = await provision();
   const testsPath = await compileSuite(paths.repo);
-  const scratch = prepareScratch(paths.runs, "integration", true);
+  const scratch = prepareScratch(paths.runs, process.env.STATEFUL_CHAT_SCRATCH_NAME ?? "integration", true);
   const folder = makeWorkspace(scratch.root);
   writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...TEST_MODEL_SETTINGS });
   const report = join(scratch.root, "mocha-report.txt");
@@ -42,7 +44,8 @@ async function main(): Promise<number> {
       scratch,
       folder,
       extraArgs: ["--vscode-option", "enable-smoke-test-driver"],
-      env: { STATEFUL_CHAT_TEST_REPORT: report },
+      // The chat provider suite's tool-template model (a copy of the default model, written once).
+      env: { STATEFUL_CHAT_TEST_REPORT: report, STATEFUL_CHAT_TOOLS_MODEL: fixtureModel("qwen-tools") },
     });
     browser = await launchBrowser(chromium, join(scratch.root, "chromium"));
     const result = await runInExtensionHost(browser.page, {

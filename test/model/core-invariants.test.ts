@@ -111,7 +111,7 @@ describe("core invariants on the default model", () => {
     await harness.session.dispose();
   });
 
-  // Our build's flash attention (native/llama-threadpool/ggml-flash-attn-grouped.patch) runs a
+  // Our build's flash attention (src/tools/llama-build/patches/ggml-flash-attn-grouped.patch) runs a
   // token alone, a short prompt and a long prefill batch through the same per-row arithmetic,
   // so with it there is no near-tie to allow for: the cache and a fresh prefill agree bit for bit.
   it("with our llama.cpp build, the session's next-token distributions and greedy continuation equal a fresh prefill's exactly", async (t) => {

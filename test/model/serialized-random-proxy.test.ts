@@ -33,15 +33,15 @@ describe("serialized session queue through the engine process, with kills", () =
   });
 
   /** After a kill the cache is empty until the next turn re-prefills it: run one, then compare. */
-  async function assertLedgerEqualsCache(chat: ChatSession): Promise<void> {
+  async function assertLedgerEqualsCache(chat: ChatSession, state: InstrumentedState): Promise<void> {
     await chat.whenIdle();
-    const state = engine.states.at(-1)!;
     if (state.inner.length !== chat.ledger.length) await chat.send({ text: "ok" });
     const ledger = [...chat.ledger];
     assert.equal(state.inner.length, ledger.length, "cache length == ledger length");
     if (ledger.length === 0) return;
     const a = await greedyFromState(state.inner, ledger, 3);
-    const b = await greedyFromFresh(engine, ledger, 3);
+    // On the engine itself, not the instrumented one: the fresh state is not one of the chat's.
+    const b = await greedyFromFresh(proxy, ledger, 3);
     assert.equal(a[0], b[0], "next greedy token from the cache equals a fresh prefill of the ledger");
   }
 
@@ -57,6 +57,8 @@ describe("serialized session queue through the engine process, with kills", () =
       });
     const options = () => ({ turn: { maxTokens: 1 + Math.floor(random() * 6), margin: 48 }, prefillChunk: 16 });
     let chat = await ChatSession.create(engine, options());
+    // The chat's own state (the last one made when it was created), not whichever came last.
+    let chatState = engine.states.at(-1)!;
     const inFlight: Promise<unknown>[] = [];
     let completedTurns = 0;
     let kills = 0;
@@ -94,6 +96,7 @@ describe("serialized session queue through the engine process, with kills", () =
           inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
           await chat.dispose();
           chat = await ChatSession.create(engine, options());
+          chatState = engine.states.at(-1)!;
           break;
         case "kill": {
           const pid = proxy.pid;
@@ -109,11 +112,11 @@ describe("serialized session queue through the engine process, with kills", () =
       }
       if (op % 60 === 59) {
         await Promise.all(inFlight.splice(0));
-        await assertLedgerEqualsCache(chat);
+        await assertLedgerEqualsCache(chat, chatState);
       }
     }
     await Promise.all(inFlight.splice(0));
-    await assertLedgerEqualsCache(chat);
+    await assertLedgerEqualsCache(chat, chatState);
     await chat.dispose();
     assert.deepEqual(unexpected, []);
     const overlaps = engine.states.reduce((sum, s: InstrumentedState) => sum + s.overlaps, 0);

@@ -17,7 +17,7 @@ import type { Engine } from "../../src/extension/core/engine";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import type { TurnStats } from "../../src/extension/core/stats";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
-import { editRequestSession } from "../../src/extension/peer-bench/edit-requests";
+import { editRequestSession } from "../../src/tools/peer-bench/edit-requests";
 import { defaultModelFile } from "../support/default-model";
 import { fixtureModel } from "../support/fixture-models";
 import { startProxyEngine } from "../support/engine-process";

@@ -37,11 +37,36 @@ export const FIXED_DATE_LINE =
   "{{ '<|im_end|>\\n' }}{% for m in rest %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
+/**
+ * Qwen2.5-style tools (Hermes syntax): the tool list in the system block inside <tools>, calls
+ * as <tool_call> JSON, results in a `tool` block (as Hermes-2-Pro renders them; with Qwen's
+ * <tool_response> user block the 135M test model answers in the tool's place instead of
+ * calling it). Written for these tests.
+ */
+export const QWEN_TOOLS =
+  "{% if messages[0]['role'] == 'system' %}{% set system = messages[0]['content'] %}{% set rest = messages[1:] %}" +
+  "{% else %}{% set system = 'You are a helpful assistant.' %}{% set rest = messages %}{% endif %}" +
+  "{{ '<|im_start|>system\\n' + system }}" +
+  "{% if tools %}{{ '\\n\\n# Tools\\n\\nYou may call functions. Their signatures are within <tools></tools>:\\n<tools>' }}" +
+  "{% for tool in tools %}{{ '\\n' + (tool | tojson) }}{% endfor %}" +
+  "{{ '\\n</tools>\\n\\nFor each call, write a JSON object with the function name and arguments within <tool_call></tool_call> tags:\\n<tool_call>\\n{\"name\": <name>, \"arguments\": <arguments>}\\n</tool_call>' }}{% endif %}" +
+  "{{ '<|im_end|>\\n' }}" +
+  "{% for m in rest %}" +
+  "{% if m['role'] == 'assistant' %}{{ '<|im_start|>assistant\\n' + m['content'] }}" +
+  "{% if m['tool_calls'] %}{% for call in m['tool_calls'] %}" +
+  "{{ '\\n<tool_call>\\n{\"name\": \"' + call['function']['name'] + '\", \"arguments\": ' + (call['function']['arguments'] | tojson) + '}\\n</tool_call>' }}" +
+  "{% endfor %}{% endif %}{{ '<|im_end|>\\n' }}" +
+  "{% elif m['role'] == 'tool' %}{{ '<|im_start|>tool\\n' + m['content'] + '<|im_end|>\\n' }}" +
+  "{% else %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endif %}" +
+  "{% endfor %}" +
+  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
 export const FIXTURE_TEMPLATES = {
   chatml: CHATML,
   "thoughts-dropping": THOUGHTS_DROPPING,
   "system-in-last-user": SYSTEM_IN_LAST_USER,
   "fixed-date-line": FIXED_DATE_LINE,
+  "qwen-tools": QWEN_TOOLS,
 } as const;
 
 export type FixtureName = keyof typeof FIXTURE_TEMPLATES;

@@ -35,6 +35,8 @@ it("accepts well-formed requests", () => {
 
 it("passes generateReply's token events and tells them from replies", () => {
   assert.deepEqual(parseToHost({ id: 6, token: 42 }), { id: 6, token: 42 });
+  assert.deepEqual(parseToHost({ heartbeat: 3 }), { heartbeat: 3 });
+  assert.equal(parseToHost({ heartbeat: "3" }), undefined);
   assert.equal(parseToHost({ id: 6, token: -1 }), undefined);
   assert.equal(parseToHost({ id: 6, token: 1.5 }), undefined);
   assert.deepEqual(parseToHost({ id: 6, ok: true, value: { length: 3 } }), { id: 6, ok: true, value: { length: 3 } });
@@ -91,6 +93,6 @@ it("random input never throws and never yields a malformed message", () => {
     const request = parseToEngine(value);
     if (request) assert.ok("cancel" in request ? Number.isInteger(request.cancel) : Number.isInteger(request.id) && typeof request.request.op === "string");
     const reply = parseToHost(value);
-    if (reply) assert.ok("token" in reply ? Number.isInteger(reply.token) : reply.ok ? "value" in reply : typeof reply.error.message === "string");
+    if (reply) assert.ok("heartbeat" in reply ? Number.isInteger(reply.heartbeat) : "token" in reply ? Number.isInteger(reply.token) : reply.ok ? "value" in reply : typeof reply.error.message === "string");
   }
 });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { EngineCrashedError, EngineFailedError } from "../../src/extension/core/errors";
 import { crashNotice, lastFailedMessage } from "../../src/extension/shell/panel-helpers";
-import type { TranscriptEntry } from "../../src/webview/protocol";
+import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 
 const entry = (role: TranscriptEntry["role"], text: string, status: TranscriptEntry["status"]): TranscriptEntry => ({ id: text, role, text, status });
 

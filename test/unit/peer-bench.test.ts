@@ -7,20 +7,21 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { parseBenchPeersArgs } from "../../src/extension/cli/bench-peers-command";
+import { parseBenchPeersArgs } from "../../src/tools/cli/bench-peers-command";
 import { UsageError } from "../../src/extension/cli/chat-args";
-import { wheelPrefix } from "../../src/extension/peer-bench/bench-models";
-import { editRequestSession } from "../../src/extension/peer-bench/edit-requests";
-import { GgufHeaderError, ggufStringMetadata } from "../../src/extension/peer-bench/gguf-header";
-import { PeerChat, peerSpeculation } from "../../src/extension/peer-bench/peer-chat";
-import { markdownReport, summarize } from "../../src/extension/peer-bench/report";
-import type { PeerBenchResult, RunResult } from "../../src/extension/peer-bench/run-peer-bench";
-import { planScenarioRuns } from "../../src/extension/peer-bench/run-plan";
-import { runScenario, type BenchChat, type ScenarioSide } from "../../src/extension/peer-bench/scenarios";
-import { alternate, parseSpecConfigs, peerSpecArgs, specLabel, SpecConfigError } from "../../src/extension/peer-bench/spec-configs";
-import { compareSides, configSummaries } from "../../src/extension/peer-bench/summary";
-import { lineChart } from "../../src/extension/peer-bench/svg-plot";
-import { decodeRate, speculationSummary, spread, type TurnMeasure } from "../../src/extension/peer-bench/turn-measure";
+import { wheelPrefix } from "../../src/tools/peer-bench/bench-models";
+import { editRequestSession } from "../../src/tools/peer-bench/edit-requests";
+import { GgufHeaderError, ggufStringMetadata } from "../../src/extension/models/gguf-header";
+import { PeerChat, peerSpeculation } from "../../src/tools/peer-bench/peer-chat";
+import { markdownReport, summarize } from "../../src/tools/peer-bench/report";
+import type { PeerBenchResult, RunResult } from "../../src/tools/peer-bench/run-peer-bench";
+import { planScenarioRuns } from "../../src/tools/peer-bench/run-plan";
+import { runScenario, type BenchChat, type ScenarioSide } from "../../src/tools/peer-bench/scenarios";
+import { alternate, parseSpecConfigs, peerSpecArgs, specLabel, SpecConfigError } from "../../src/tools/peer-bench/spec-configs";
+import { compareSides, configSummaries } from "../../src/tools/peer-bench/summary";
+import { lineChart } from "../../src/tools/peer-bench/svg-plot";
+import { decodeRate } from "../../src/extension/core/stats";
+import { speculationSummary, spread, type TurnMeasure } from "../../src/tools/peer-bench/turn-measure";
 
 const measure = (turn: number, over: Partial<TurnMeasure> = {}): TurnMeasure => ({
   turn, chat: 0, prefilled: 10, cached: 0, ttftMs: 100, decodeTokensPerSec: 50, replyTokens: 8, contextFill: 20, capacity: 100, ...over,

@@ -2,7 +2,7 @@
 // formed ones pass with only their own fields, malformed ones are dropped whole.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { MAX_CONTEXT_IDS, MAX_MENTION_QUERY_CHARS, parseHostMessage, parseWebviewMessage } from "../../src/webview/protocol";
+import { MAX_CONTEXT_IDS, MAX_MENTION_QUERY_CHARS, parseHostMessage, parseWebviewMessage } from "../../src/webview/protocol/messages";
 import { seededRandom } from "../support/random";
 
 it("accepts well-formed context messages and drops extra fields", () => {

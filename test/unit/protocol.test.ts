@@ -2,7 +2,7 @@
 // messages get through.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { BANNER_COMMANDS, parseHostMessage, parseWebviewMessage } from "../../src/webview/protocol";
+import { BANNER_COMMANDS, parseHostMessage, parseWebviewMessage } from "../../src/webview/protocol/messages";
 import { seededRandom } from "../support/random";
 
 function randomValue(random: () => number, depth = 0): unknown {
@@ -61,8 +61,8 @@ it("parseHostMessage never throws on junk", () => {
 });
 
 it("a sent message's chips keep every chip kind the protocol has (an @workspace outline chip included)", async () => {
-  const { validChips } = await import("../../src/webview/entry-guards");
-  const { CONTEXT_CHIP_KINDS } = await import("../../src/webview/protocol");
+  const { validChips } = await import("../../src/webview/protocol/entry-guards");
+  const { CONTEXT_CHIP_KINDS } = await import("../../src/webview/protocol/messages");
   const chips = CONTEXT_CHIP_KINDS.map((kind) => ({ kind, label: kind }));
   assert.deepEqual(validChips(chips)?.map((c) => c.kind), [...CONTEXT_CHIP_KINDS]);
   assert.deepEqual(validChips([{ kind: "bogus", label: "x" }]), []);

@@ -21,7 +21,7 @@ test("README has no inline <svg> (vsce refuses it)", () => {
 });
 
 test("the VSIX packaging keeps relative links as they are (no repository URL to rewrite them to)", () => {
-  const vsix = readFileSync(join(root, "src", "extension", "launcher", "vsix.ts"), "utf8");
+  const vsix = readFileSync(join(root, "src", "tools", "launcher", "vsix.ts"), "utf8");
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
   assert.match(vsix, /--no-rewrite-relative-links/);
   assert.match(scripts.package, /--no-rewrite-relative-links/);

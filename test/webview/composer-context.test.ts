@@ -2,7 +2,7 @@
 // switch), the message sent with exactly the chips on screen, and the @-mention list.
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import type { ComposerChip, WebviewToHost } from "../../src/webview/protocol";
+import type { ComposerChip, WebviewToHost } from "../../src/webview/protocol/messages";
 import { init, WebviewHarness, type ChatPage } from "./harness";
 
 const chip = (id: string, extra: Partial<ComposerChip> = {}): ComposerChip => ({

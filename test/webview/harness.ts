@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import type { HostToWebview, TranscriptEntry, WebviewToHost } from "../../src/webview/protocol";
+import { webviewDocument } from "../../src/extension/shell/webview-document";
+import type { HostToWebview, TranscriptEntry, WebviewToHost } from "../../src/webview/protocol/messages";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const FIXTURES = join(ROOT, "test/webview/fixtures");
@@ -36,26 +37,16 @@ const ACQUIRE_VSCODE_API_DOUBLE = `
   };
 })();`;
 
+/**
+ * The product's own document (shell/webview-document.ts, its CSP included), with what VS Code
+ * adds around it: the theme's variables, the body's theme class and acquireVsCodeApi (here a
+ * test double, carrying the nonce like any script the CSP lets run).
+ */
 function harnessHtml(origin: string, theme: Theme): string {
-  // Same shape and CSP as the host's panel HTML; the theme stylesheet stands in for the
-  // variables VS Code injects.
-  const csp = `default-src 'none'; style-src ${origin}; font-src ${origin}; img-src ${origin} data:; script-src 'nonce-${NONCE}';`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="/fixtures/theme-${theme}.css">
-<link rel="stylesheet" href="/media/dist/codicons/codicon.css">
-<link rel="stylesheet" href="/media/dist/webview.css">
-<script nonce="${NONCE}">${ACQUIRE_VSCODE_API_DOUBLE}</script>
-</head>
-<body class="vscode-${theme}">
-<div id="app"></div>
-<script nonce="${NONCE}" src="/media/dist/webview.js"></script>
-</body>
-</html>`;
+  const html = webviewDocument({ cspSource: origin, nonce: NONCE, media: (...path) => `${origin}/media/${path.join("/")}` });
+  return html
+    .replace("<head>\n", `<head>\n<link rel="stylesheet" href="/fixtures/theme-${theme}.css">\n<script nonce="${NONCE}">${ACQUIRE_VSCODE_API_DOUBLE}</script>\n`)
+    .replace("<body>", `<body class="vscode-${theme}">`);
 }
 
 function serve(): Promise<Server> {

@@ -1,7 +1,7 @@
 // Host messages: entry statuses, stats line, chips, banners, model status, malformed input.
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import type { TurnStatsView } from "../../src/webview/protocol";
+import type { TurnStatsView } from "../../src/webview/protocol/messages";
 import { init, WebviewHarness, type ChatPage } from "./harness";
 
 const STATS: TurnStatsView = { prefilled: 37, cached: 1204, position: 1318, capacity: 4096, ttftMs: 84, decodeTokensPerSec: 61.27, replyTokens: 77, restored: false };

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { HostToWebview } from "../../src/webview/protocol";
+import type { HostToWebview } from "../../src/webview/protocol/messages";
 import { init, WebviewHarness } from "./harness";
 
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts");

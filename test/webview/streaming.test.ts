@@ -1,7 +1,7 @@
 // Streaming: many small "tokens" messages, batched into few renders, with exact final text.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { HostToWebview } from "../../src/webview/protocol";
+import type { HostToWebview } from "../../src/webview/protocol/messages";
 import { init, WebviewHarness, type ChatPage } from "./harness";
 
 const REPLY = [

@@ -2,7 +2,7 @@
 // disclosure, ends as "Thought for N tokens", expands on click, and Copy takes the answer.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { HostToWebview, TurnStatsView } from "../../src/webview/protocol";
+import type { HostToWebview, TurnStatsView } from "../../src/webview/protocol/messages";
 import { init, WebviewHarness, type ChatPage } from "./harness";
 
 const THOUGHTS = "The user wants a square function.\n```python\nthis is not the answer\n```\nKeep it short.";

@@ -1,13 +1,23 @@
 // The one place that picks a backend. `auto` uses Core ML for Core ML models on macOS 15+
 // and llama.cpp otherwise; a choice that cannot run here falls back visibly (a notice).
+// `remote` is never chosen by `auto`: it needs a server (statefulChat.server.url).
 
-import type { Engine } from "../core/engine";
+import { BACKEND_NAMES, type Engine } from "../core/engine";
 import { BackendUnavailableError } from "../core/errors";
 import type { SpeculativeMode } from "../core/speculation/modes";
 import { LlamaEngine } from "./llamacpp/llama-engine";
+import type { RemoteServerOptions } from "./remote/options";
+import { RemoteEngine } from "./remote/remote-engine";
+import type { ServerStatusListener } from "./remote/status";
 import { withSpeculation } from "./speculation";
 
-export type BackendChoice = "auto" | "llamacpp" | "coreml";
+/** The one list of backend choices (setting statefulChat.backend, CLI --backend, the engine request). */
+export const BACKEND_CHOICES = ["auto", ...BACKEND_NAMES] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
+export function isBackendChoice(value: unknown): value is BackendChoice {
+  return typeof value === "string" && (BACKEND_CHOICES as readonly string[]).includes(value);
+}
 export type ComputeUnitsChoice = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
 
 export interface EngineRequest {
@@ -24,6 +34,16 @@ export interface EngineRequest {
   readonly speculative?: SpeculativeMode;
   /** A small model with the same vocabulary that drafts tokens (`draft` and `auto`). */
   readonly draftModelPath?: string;
+  /** Backend `remote`: the inference server (its URL, kind and API key). `modelPath` is then the local tokenizer's model. */
+  readonly server?: RemoteServerOptions;
+}
+
+/** What only an in-process load can take (not sent to an engine process). */
+export interface LoadHooks {
+  /** Backend `remote`: told what a turn waits for (busy server, queued on it). */
+  readonly onServerStatus?: ServerStatusListener;
+  /** Backend `remote`: read the API key from here on every request (the shell's secret storage). */
+  readonly serverApiKey?: () => Promise<string | undefined>;
 }
 
 export interface LoadedEngine {
@@ -51,7 +71,13 @@ async function loadCoreMLModule(): Promise<CoreMLModule | undefined> {
   }
 }
 
-export async function loadEngine(request: EngineRequest): Promise<LoadedEngine> {
+export async function loadEngine(request: EngineRequest, hooks: LoadHooks = {}): Promise<LoadedEngine> {
+  if (request.backend === "remote") {
+    // The server decodes (and may speculate itself): no speculative engine around it.
+    if (!request.server?.url) throw new BackendUnavailableError("The remote backend needs the server's URL (statefulChat.server.url, --server URL).");
+    const engine = await RemoteEngine.connect({ server: request.server, modelPath: request.modelPath, contextSize: request.contextSize, onStatus: hooks.onServerStatus, apiKey: hooks.serverApiKey });
+    return { engine };
+  }
   const loaded = await loadTarget(request);
   return { ...loaded, engine: await withSpeculation(loaded.engine, request, (path) => loadLlama(request, path)) };
 }

@@ -1,7 +1,8 @@
 // `stateful-chat chat` flags. These are a public contract: keep them stable.
 
 import { parseArgs } from "node:util";
-import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import { BACKEND_CHOICES, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
+import { SERVER_KINDS, type ServerKindChoice } from "../backends/remote/options";
 import type { HistoryRendering } from "../core/conversation-prompt";
 import { SPECULATIVE_MODES, type SpeculativeMode } from "../core/speculation/modes";
 import type { OverflowStrategy, TurnStrategy } from "../core/stats";
@@ -24,6 +25,9 @@ export interface ChatArgs {
   readonly draftModel?: string;
   /** Run the model in this process instead of an engine host process (benchmarks compare both). */
   readonly inProcess: boolean;
+  /** `--backend remote`: the inference server's URL (the API key comes from STATEFUL_CHAT_SERVER_API_KEY, never a flag). */
+  readonly server?: string;
+  readonly serverKind: ServerKindChoice;
 }
 
 export class UsageError extends Error {}
@@ -49,9 +53,13 @@ export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [-
                           [--backend auto|llamacpp|coreml] [--compute-units UNITS]
                           [--history template|asGenerated] [--in-process]
                           [--speculative auto|off|lookup|draft] [--draft-model PATH]
+                          [--backend remote --server URL [--server-kind auto|llama-server|vllm|sglang]]
 Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.
 The model runs in its own engine process (a crash there ends the turn with engine_crashed
-and the next turn re-prefills); --in-process runs it in the CLI's process.`;
+and the next turn re-prefills); --in-process runs it in the CLI's process.
+--backend remote sends each turn to an inference server as token ids (the model at --model
+is the local tokenizer and chat template, checked against the server's); the API key, if
+the server needs one, is read from STATEFUL_CHAT_SERVER_API_KEY.`;
 
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
   let parsed;
@@ -76,6 +84,8 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       "in-process": { type: "boolean", default: false },
       speculative: { type: "string" },
       "draft-model": { type: "string" },
+      server: { type: "string" },
+      "server-kind": { type: "string" },
     },
   });
   } catch (error) {
@@ -97,7 +107,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     history: oneOf("history", values.history, ["template", "asGenerated"] as const, "template"),
     json: values.json ?? false,
     system: values.system,
-    backend: oneOf("backend", values.backend, ["auto", "llamacpp", "coreml"] as const, "auto"),
+    backend: oneOf("backend", values.backend, BACKEND_CHOICES, "auto"),
     computeUnits: oneOf(
       "compute-units",
       values["compute-units"],
@@ -108,5 +118,17 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     inProcess: values["in-process"] ?? false,
     speculative: oneOf("speculative", values.speculative, SPECULATIVE_MODES, "auto"),
     draftModel: values["draft-model"],
+    ...serverArgs(values.backend, values.server, values["server-kind"]),
   };
+}
+
+function serverArgs(backend: string | undefined, server: string | undefined, kind: string | undefined): { server?: string; serverKind: ServerKindChoice } {
+  const serverKind = oneOf("server-kind", kind, SERVER_KINDS, "auto");
+  if (backend === "remote") {
+    if (!server) throw new UsageError("--backend remote needs --server URL (e.g. --server http://gpu-box:8080)");
+    if (!/^https?:\/\/[^/]/i.test(server)) throw new UsageError(`--server must be an http:// or https:// URL, got "${server}"`);
+    return { server, serverKind };
+  }
+  if (server !== undefined || kind !== undefined) throw new UsageError("--server and --server-kind go with --backend remote");
+  return { serverKind };
 }

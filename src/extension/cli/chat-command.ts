@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
-import { loadEngine, type EngineRequest, type LoadedEngine } from "../backends/load-engine";
+import { loadEngine, type EngineRequest, type LoadedEngine, type LoadHooks } from "../backends/load-engine";
+import { describeServerStatus, type ServerStatus } from "../backends/remote/status";
 import { ProxyEngine } from "../engine-host/proxy-engine";
 import { ChatSession } from "../core/chat-session";
 import type { Engine } from "../core/engine";
@@ -25,6 +26,10 @@ export async function runChat(args: ChatArgs): Promise<number> {
 
   let engine: Engine;
   let session: ChatSession;
+  const onServerStatus = (status: ServerStatus) => {
+    if (json) emit({ event: "server", ...status });
+    else say(`[${describeServerStatus(status)}]\n`);
+  };
   try {
     const loaded = await startEngine(args.inProcess, {
       modelPath,
@@ -36,7 +41,10 @@ export async function runChat(args: ChatArgs): Promise<number> {
       fallbackModelPath: existsSync(fallback) ? fallback : undefined,
       speculative: args.speculative,
       draftModelPath: args.draftModel,
-    });
+      ...(args.backend === "remote" && args.server
+        ? { server: { url: args.server, kind: args.serverKind, apiKey: process.env.STATEFUL_CHAT_SERVER_API_KEY || undefined } }
+        : {}),
+    }, { onServerStatus });
     engine = loaded.engine;
     session = await ChatSession.create(engine, {
       turn: {
@@ -88,9 +96,13 @@ export async function runChat(args: ChatArgs): Promise<number> {
   return 0;
 }
 
-/** The model in an engine host process (the default), or in this process with --in-process. */
-async function startEngine(inProcess: boolean, request: EngineRequest): Promise<LoadedEngine> {
-  if (inProcess) return loadEngine(request);
+/**
+ * The model in an engine host process (the default), or in this process with --in-process.
+ * A remote backend always runs here: it is HTTP, with no native code to isolate, and its
+ * waits (busy server) are reported as they happen.
+ */
+async function startEngine(inProcess: boolean, request: EngineRequest, hooks: LoadHooks): Promise<LoadedEngine> {
+  if (inProcess || request.backend === "remote") return loadEngine(request, hooks);
   const engine = await ProxyEngine.start(request);
   return { engine, notice: engine.notice };
 }
@@ -126,6 +138,7 @@ export function statusLine(stats: TurnStats): string {
   const fill = Math.round((stats.position / stats.capacity) * 100);
   return (
     `[turn ${stats.turn} · ${stats.prefilled} new + ${stats.cached} cached tokens · ` +
+    (stats.serverCached !== undefined ? `server reused ${stats.serverCached} · ` : "") +
     (stats.rewound > 0 ? `${stats.rewound} rewound · ` : "") +
     (stats.resumed ? `${resumedText(stats.resumed)} · ` : "") +
     `${stats.position}/${stats.capacity} (${fill}%) · first token ${Math.round(stats.ttftMs)} ms · ` +

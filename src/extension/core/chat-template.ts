@@ -32,12 +32,28 @@ export class ChatTemplate {
   }
 
   render(messages: readonly ChatMessage[], options: { addGenerationPrompt: boolean }): string {
+    return this.renderWith(
+      messages.map((m) => ({ role: m.role, content: m.content })),
+      options,
+    );
+  }
+
+  /**
+   * Render messages in the shape Hugging Face chat templates read (`tool_calls`, role
+   * `tool`, a `tools` list): what a request with tools needs. The template decides how they
+   * look; a template that ignores them renders them as it renders anything else.
+   */
+  renderWith(
+    messages: readonly Readonly<Record<string, unknown>>[],
+    options: { addGenerationPrompt: boolean; tools?: readonly Readonly<Record<string, unknown>>[] },
+  ): string {
     try {
       return this.template.render({
-        messages: messages.map((m) => ({ role: m.role, content: m.content })),
+        messages: messages.map((m) => ({ ...m })),
         add_generation_prompt: options.addGenerationPrompt,
         bos_token: this.specials.bosToken ?? "",
         eos_token: this.specials.eosToken ?? "",
+        ...(options.tools && options.tools.length > 0 ? { tools: options.tools.map((t) => ({ ...t })) } : {}),
       });
     } catch (error) {
       throw new TemplateNotAppendOnlyError(`rendering failed: ${describe(error)}`);

@@ -114,6 +114,11 @@ export class ContextLedger {
     return this.sent.has(id);
   }
 
+  /** The content the model holds for an item, as it was sent. */
+  contentOf(id: string): string | undefined {
+    return this.sent.get(id)?.content;
+  }
+
   delta(items: readonly ContextItem[], budget: ContextBudget, options: DeltaOptions = {}): ContextDelta {
     const parts: string[] = [];
     const skipped = options.skipped ?? [];

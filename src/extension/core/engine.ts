@@ -3,7 +3,9 @@
 // sample the next one); prompt rendering, chunking, cancellation and generation loops
 // live in the core so both backends behave identically.
 
-export type BackendName = "llamacpp" | "coreml";
+/** Every backend, the one list (the `auto` choice and its validation build on it: backends/load-engine.ts). */
+export const BACKEND_NAMES = ["llamacpp", "coreml", "remote"] as const;
+export type BackendName = (typeof BACKEND_NAMES)[number];
 
 export interface SamplingOptions {
   /** 0 means greedy (argmax). */
@@ -59,6 +61,12 @@ export interface ReplyRun {
   cancel(): void;
   /** Set by a speculative run once `done` has resolved: what drafting did for this reply. */
   readonly speculation?: () => SpeculationCounts | undefined;
+  /**
+   * Set by a backend whose cache lives on a server (backends/remote/), once `done` has
+   * resolved: the prompt tokens the server itself reports it reused for this reply (its
+   * own count, e.g. llama-server's `timings.cache_n`), undefined when it did not say.
+   */
+  readonly serverCached?: () => number | undefined;
 }
 
 /** One loaded model, shared by every session (panel) that uses it. */

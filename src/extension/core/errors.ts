@@ -14,7 +14,10 @@ export type ErrorCode =
   | "cancelled"
   | "disposed"
   | "engine_failed"
-  | "engine_crashed";
+  | "engine_crashed"
+  | "server_unreachable"
+  | "server_rejected"
+  | "tokenizer_mismatch";
 
 export class StatefulChatError extends Error {
   constructor(
@@ -126,6 +129,35 @@ export class EngineCrashedError extends StatefulChatError {
     readonly restarting: boolean,
   ) {
     super("engine_crashed", message);
+  }
+}
+
+/**
+ * The inference server of the remote backend could not be reached, or the connection broke
+ * (a network fault, a server restart, a dropped stream, a busy server that stayed busy).
+ * The conversation is intact on this side; Retry sends the message again, and the next turn
+ * re-sends the whole ledger (the server's cache count shows what it still had).
+ */
+export class ServerUnreachableError extends StatefulChatError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("server_unreachable", message, options);
+  }
+}
+
+/** The inference server answered with an error that retrying does not fix (authentication, a bad request, a redirect to another origin). */
+export class ServerRejectedError extends StatefulChatError {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super("server_rejected", message);
+  }
+}
+
+/** The server's tokenizer gives other tokens than the local one for the same text: token ids sent to it would mean other text. */
+export class TokenizerMismatchError extends StatefulChatError {
+  constructor(message: string) {
+    super("tokenizer_mismatch", message);
   }
 }
 

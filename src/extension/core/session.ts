@@ -7,6 +7,7 @@ import { throwIfAborted } from "./abort";
 import type { KvState, SamplingOptions, Tokenizer } from "./engine";
 import { CancelledError, CapacityError, DisposedError } from "./errors";
 import { Ledger } from "./ledger";
+import { backendReply, type BackendReplyEnd, type BackendReplyPort } from "./backend-reply";
 
 export interface GenerateOptions {
   readonly maxTokens: number;
@@ -35,6 +36,8 @@ export class Session {
   private stateLost = false;
   readonly counters: SessionCounters = { prefilled: 0, decoded: 0, drafted: 0, accepted: 0, steps: 0 };
   lastStopReason: StopReason | undefined;
+  /** What the backend's server reported it reused for the last reply (ReplyRun.serverCached), if it did. */
+  lastServerCached: number | undefined;
 
   constructor(
     private readonly state: KvState,
@@ -92,6 +95,7 @@ export class Session {
   async *generate(options: GenerateOptions, signal?: AbortSignal): AsyncGenerator<number, StopReason, void> {
     this.assertUsable();
     this.lastStopReason = undefined;
+    this.lastServerCached = undefined;
     let produced = 0;
     let reason: StopReason = "max_tokens";
     try {
@@ -137,77 +141,31 @@ export class Session {
     return reason;
   }
 
-  /**
-   * generate() through KvState.generateReply: the backend decodes and samples without a
-   * round trip per token, so the model never waits for this side. Tokens are yielded as they
-   * arrive; a stop (cancel, the consumer returning early) cancels the run, and whatever the
-   * backend decoded beyond what was yielded is erased, so ledger == cache as in the loop.
-   */
-  private async *generateInBackend(options: GenerateOptions, signal?: AbortSignal): AsyncGenerator<number, { produced: number; reason?: StopReason }, void> {
-    // All but the last chunk of what is pending is prefilled as usual (cancel within a chunk).
-    const pending = this.ledger.pending().length;
-    await this.evaluatePending({ keepLast: ((pending - 1) % this.chunkSize) + 1, signal });
-    throwIfAborted(signal);
-    const input = this.ledger.pending();
-    const room = this.capacity - this.position;
-    const maxTokens = Math.min(options.maxTokens, room);
-    if (maxTokens <= 0) return { produced: 0, reason: options.maxTokens <= 0 ? "max_tokens" : "capacity" };
+  /** generate() through KvState.generateReply (backend-reply.ts). */
+  private generateInBackend(options: GenerateOptions, signal?: AbortSignal): AsyncGenerator<number, BackendReplyEnd, void> {
+    return backendReply(this.replyPort, options, signal);
+  }
 
-    const arrived: number[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    const run = this.state.generateReply!(input, { sample: options.sampling, maxTokens }, (token) => {
-      arrived.push(token);
-      wake?.();
-    });
-    const done = run.done.finally(() => {
-      finished = true;
-      wake?.();
-    });
-    done.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
-    const evaluatedBefore = this.ledger.evaluated;
-    const generatedBefore = this.pendingGenerated;
-    let produced = 0;
-    let reason: StopReason | undefined;
-    let completed = false;
-    try {
-      for (let next = 0; ; next++) {
-        while (next >= arrived.length && !finished) await new Promise<void>((resolve) => (wake = resolve));
-        if (next >= arrived.length) break;
-        const token = arrived[next];
-        if (this.tokenizer.isEndOfGeneration(token)) {
-          reason = "eog";
-          break;
-        }
-        this.ledger.append([token]);
-        produced++;
-        yield token;
-        if (signal?.aborted) {
-          reason = "cancelled";
-          break;
-        }
-      }
-      completed = true;
-    } finally {
-      run.cancel();
-      let length: number | undefined;
-      try {
-        length = await done;
-      } catch (error) {
-        // The state is whatever the backend left: the next call resyncs it with the ledger.
-        // Reported unless the consumer already stopped listening.
-        if (completed) throw error;
-      }
-      if (length !== undefined) await this.adoptBackendLength(length, evaluatedBefore, input.length, generatedBefore);
+  /** What backendReply() may do to this session: no more than generate() itself does. */
+  private readonly replyPort: BackendReplyPort = {
+    ledger: this.ledger,
+    isEndOfGeneration: (token) => this.tokenizer.isEndOfGeneration(token),
+    room: () => this.capacity - this.position,
+    pendingGenerated: () => this.pendingGenerated,
+    prefillAllButLastChunk: async (signal) => {
+      const pending = this.ledger.pending().length;
+      await this.evaluatePending({ keepLast: ((pending - 1) % this.chunkSize) + 1, signal });
+    },
+    start: (input, options, onToken) => this.state.generateReply!(input, options, onToken),
+    adopt: (length, before) => this.adoptBackendLength(length, before.evaluated, before.input, before.generated),
+    noteRun: (run, arrived) => {
+      this.lastServerCached = run.serverCached?.();
       const speculation = run.speculation?.();
-      this.counters.steps += speculation?.steps ?? arrived.length;
+      this.counters.steps += speculation?.steps ?? arrived;
       this.counters.drafted += speculation?.drafted ?? 0;
       this.counters.accepted += speculation?.accepted ?? 0;
-    }
-    if (!reason && produced >= options.maxTokens) reason = "max_tokens";
-    else if (!reason && produced >= room) reason = "capacity";
-    return { produced, reason };
-  }
+    },
+  };
 
   /**
    * After generateReply: the cache holds the ledger's evaluated tokens, the input, and the

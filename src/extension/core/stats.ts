@@ -42,6 +42,12 @@ export interface TurnStats {
   /** Tokens reused from the cache without being evaluated again. */
   readonly cached: number;
   /**
+   * Remote backend only: the prompt tokens the inference server reports it reused for this
+   * turn's reply (its own measure, not ours). Below the previous turn's position when the
+   * server evicted or lost the conversation: a miss is shown, never hidden.
+   */
+  readonly serverCached?: number;
+  /**
    * Tokens taken back from the cache this turn because the chat template renders the
    * history differently from how it was generated (0 when the render extended the ledger).
    */
@@ -68,27 +74,106 @@ export interface TurnStats {
   readonly resumed?: { readonly from: "snapshot" | "reprefill"; readonly tokens: number };
 }
 
-/** Measures time to first token and decode speed of one turn. */
+/**
+ * Measures time to first token and decode speed of one reply, from the arrival of each token
+ * (or each text chunk, for a client that sees only those: the peer bench's server side).
+ */
 export class TurnClock {
   private readonly start = performance.now();
   private first: number | undefined;
   private last: number | undefined;
-  private tokens = 0;
+  private count = 0;
 
   tokenArrived(): void {
     const now = performance.now();
     this.first ??= now;
     this.last = now;
-    this.tokens++;
+    this.count++;
+  }
+
+  /** Arrivals so far. */
+  get arrivals(): number {
+    return this.count;
   }
 
   get ttftMs(): number {
-    return Math.round(((this.first ?? performance.now()) - this.start) * 10) / 10;
+    return round1((this.first ?? performance.now()) - this.start);
+  }
+
+  /** First to last arrival. */
+  get decodeMs(): number {
+    return this.first === undefined || this.last === undefined ? 0 : round1(this.last - this.first);
   }
 
   get decodeTokensPerSec(): number {
-    if (this.first === undefined || this.last === undefined || this.tokens < 2) return 0;
-    const seconds = (this.last - this.first) / 1000;
-    return seconds > 0 ? Math.round(((this.tokens - 1) / seconds) * 10) / 10 : 0;
+    return this.decodeRateOf(this.count);
   }
+
+  /** `tokens` decoded over the first-to-last arrival interval (counted elsewhere: a server's own count). */
+  decodeRateOf(tokens: number): number {
+    return this.first === undefined || this.last === undefined ? 0 : decodeRate(tokens, this.last - this.first);
+  }
+}
+
+/** Tokens per second when `tokens` arrived over `intervalMs`, the first at its start. */
+export function decodeRate(tokens: number, intervalMs: number): number {
+  if (tokens < 2 || !(intervalMs > 0)) return 0;
+  return round1(((tokens - 1) * 1000) / intervalMs);
+}
+
+function round1(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+/** What the turn runner knows once a turn is done; turnStatsOf() says what it cost. */
+export interface TurnFacts {
+  readonly turn: number;
+  readonly countersBefore: SessionCounters;
+  readonly countersAfter: SessionCounters;
+  readonly speculation?: SpeculationStats;
+  /** Ledger tokens the turn kept (the render's common prefix with the ledger). */
+  readonly kept: number;
+  /** Of those, the ones the cache held when the turn began. */
+  readonly cachedBefore: number;
+  readonly rewound: number;
+  readonly position: number;
+  readonly capacity: number;
+  readonly serverCached?: number;
+  readonly clock: TurnClock;
+  readonly reply: { readonly text: string; readonly tokens: number; readonly thinkingTokens: number; readonly stopReason: StopReason };
+  readonly strategy: TurnStrategy;
+  readonly overflow?: OverflowEvent;
+  /** The state was rebuilt from a saved transcript, its cache from a KV snapshot, or lost under us. */
+  readonly restored: boolean;
+  readonly fromSnapshot: boolean;
+  readonly stateLost: boolean;
+}
+
+export function turnStatsOf(f: TurnFacts): TurnStats {
+  // An overflow or a naive turn starts from a fresh state: nothing of the cache was reused.
+  const fresh = f.overflow !== undefined || f.strategy === "naive";
+  return {
+    turn: f.turn,
+    prefilled: f.countersAfter.prefilled - f.countersBefore.prefilled,
+    cached: fresh ? 0 : f.cachedBefore,
+    ...(f.serverCached !== undefined ? { serverCached: f.serverCached } : {}),
+    rewound: f.overflow ? 0 : f.rewound,
+    position: f.position,
+    capacity: f.capacity,
+    ttftMs: f.clock.ttftMs,
+    decodeTokensPerSec: f.clock.decodeTokensPerSec,
+    replyTokens: f.reply.tokens,
+    speculation: f.speculation,
+    thinkingTokens: f.reply.thinkingTokens,
+    reply: f.reply.text,
+    stopReason: f.reply.stopReason,
+    strategy: f.strategy,
+    overflow: f.overflow,
+    restored: f.restored,
+    resumed: f.fromSnapshot
+      ? { from: "snapshot", tokens: f.cachedBefore }
+      : f.restored || f.stateLost
+        ? { from: "reprefill", tokens: f.kept - f.cachedBefore }
+        : undefined,
+  };
 }

@@ -18,7 +18,7 @@ import {
 import { OverflowRunner } from "./overflow-runner";
 import { opensReasoning, reasoningMarkersOf, ThinkingCounter, type ReasoningMarkers } from "./reasoning";
 import type { Session } from "./session";
-import { speculationOf, TurnClock, type OverflowEvent, type OverflowStrategy, type SpeculationStats, type TurnStats, type TurnStrategy } from "./stats";
+import { speculationOf, turnStatsOf, TurnClock, type OverflowEvent, type OverflowStrategy, type SpeculationStats, type TurnStats, type TurnStrategy } from "./stats";
 import { StreamDecoder } from "./stream-decoder";
 
 export interface TurnOptions {
@@ -151,29 +151,25 @@ export class TurnRunner {
     }
     this.prompt.commit(added, plan, { text: generation.reply, tokens: generation.tokens });
     this.turns++;
-    return {
+    return turnStatsOf({
       turn: this.turns,
-      prefilled: this.session.counters.prefilled - counters.prefilled,
-      cached: overflow || this.options.strategy === "naive" ? 0 : cachedBefore,
-      rewound: overflow ? 0 : rewound,
+      countersBefore: counters,
+      countersAfter: this.session.counters,
+      speculation,
+      kept: plan.keep.tokens,
+      cachedBefore,
+      rewound,
       position: this.session.position,
       capacity: this.session.capacity,
-      ttftMs: clock.ttftMs,
-      decodeTokensPerSec: clock.decodeTokensPerSec,
-      replyTokens: generation.tokens.length,
-      speculation,
-      thinkingTokens: generation.thinkingTokens,
-      reply: generation.reply,
-      stopReason: generation.stopReason,
+      serverCached: this.session.lastServerCached,
+      clock,
+      reply: { text: generation.reply, tokens: generation.tokens.length, thinkingTokens: generation.thinkingTokens, stopReason: generation.stopReason },
       strategy: this.options.strategy,
       overflow,
       restored,
-      resumed: fromSnapshot
-        ? { from: "snapshot", tokens: cachedBefore }
-        : restored || lost
-          ? { from: "reprefill", tokens: plan.keep.tokens - cachedBefore }
-          : undefined,
-    };
+      fromSnapshot,
+      stateLost: lost,
+    });
   }
 
   /** Forget the conversation (the caller resets the session state). */

@@ -16,11 +16,37 @@ import {
 } from "../core/errors";
 import { parseToHost, replyChecks, type ReplyOf, type Request, type RequestOp, type ToEngine, type WireError } from "./protocol";
 
+/** Time for the watchdog; tests inject one they advance by hand. */
+export interface WatchdogClock {
+  now(): number;
+  every(ms: number, tick: () => void): { stop(): void };
+}
+
+const realClock: WatchdogClock = {
+  now: () => Date.now(),
+  every: (ms, tick) => {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  },
+};
+
+/**
+ * With requests waiting and no message at all (reply, token, heartbeat) for this long, the
+ * process is taken to have stopped answering: it is killed and its requests fail as a crash
+ * (so the next turn restarts it). The engine process sends a heartbeat every 2 s, so this only
+ * fires when its event loop is stuck, never during a long load or prefill.
+ */
+export const DEFAULT_STALL_MS = 120_000;
+
 export interface EngineProcessOptions {
   /** The bundled entry; defaults to engine-host.js next to this bundle (out/). */
   readonly entry?: string;
   /** Node flags for the child (tests run the TypeScript entry with `--import tsx`). */
   readonly execArgv?: readonly string[];
+  /** Arguments for the entry (tests only). */
+  readonly args?: readonly string[];
+  readonly watchdog?: { readonly stallMs?: number; readonly clock?: WatchdogClock };
 }
 
 export interface ProcessExit {
@@ -52,9 +78,17 @@ export class EngineProcess {
   private stderr = "";
   private exitInfo: ProcessExit | undefined;
   private stopping = false;
+  private stalled = false;
+  private lastSign: number;
   private readonly exited: Promise<ProcessExit>;
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly clock: WatchdogClock = realClock,
+    private readonly stallMs = DEFAULT_STALL_MS,
+  ) {
+    this.lastSign = clock.now();
+    const watchdog = clock.every(Math.max(1, Math.floor(stallMs / 8)), () => this.checkLiveness());
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
@@ -62,8 +96,9 @@ export class EngineProcess {
     child.on("message", (raw: unknown) => this.onMessage(raw));
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
+        watchdog.stop();
         this.exitInfo = { code, signal, stderrTail: this.stderr.trim(), expected: this.stopping };
-        const error = this.stopping ? new DisposedError("Engine process") : crashError(this.exitInfo);
+        const error = this.stopping ? new DisposedError("Engine process") : this.stalled ? stallError(this.stallMs) : crashError(this.exitInfo);
         for (const request of this.pending.values()) request.reject(error);
         this.pending.clear();
         resolve(this.exitInfo);
@@ -76,7 +111,7 @@ export class EngineProcess {
   }
 
   static start(options: EngineProcessOptions = {}): EngineProcess {
-    const child = fork(options.entry ?? defaultEngineHostEntry(), [], {
+    const child = fork(options.entry ?? defaultEngineHostEntry(), [...(options.args ?? [])], {
       // Inside VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
       execPath: process.execPath,
       execArgv: [...(options.execArgv ?? [])],
@@ -84,7 +119,12 @@ export class EngineProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
-    return new EngineProcess(child);
+    return new EngineProcess(child, options.watchdog?.clock, options.watchdog?.stallMs);
+  }
+
+  /** When the process last showed it was alive (any message), on the watchdog's clock. */
+  get lastSignOfLife(): number {
+    return this.lastSign;
   }
 
   get pid(): number | undefined {
@@ -121,6 +161,7 @@ export class EngineProcess {
       return Promise.reject(this.exitInfo.expected ? new DisposedError("Engine process") : crashError(this.exitInfo));
     }
     return new Promise<ReplyOf[K]>((resolve, reject) => {
+      if (this.pending.size === 0) this.lastSign = this.clock.now(); // the wait starts now
       this.pending.set(id, { op: request.op, onToken, resolve: resolve as (v: unknown) => void, reject });
       const message: ToEngine = { id, request };
       this.child.send(message, (error) => {
@@ -140,8 +181,17 @@ export class EngineProcess {
     clearTimeout(timer);
   }
 
+  private checkLiveness(): void {
+    if (this.exitInfo || this.stopping || this.pending.size === 0) return;
+    if (this.clock.now() - this.lastSign <= this.stallMs) return;
+    this.stalled = true;
+    this.child.kill("SIGKILL");
+  }
+
   private onMessage(raw: unknown): void {
     const reply = parseToHost(raw);
+    if (reply) this.lastSign = this.clock.now();
+    if (reply && "heartbeat" in reply) return;
     const request = reply && this.pending.get(reply.id);
     if (!reply || !request) return; // Malformed or unknown: nobody waits for it.
     if ("token" in reply) {
@@ -157,6 +207,10 @@ export class EngineProcess {
     if (check(reply.value)) request.resolve(reply.value);
     else request.reject(new EngineFailedError(`engine process sent a malformed ${request.op} reply`));
   }
+}
+
+function stallError(stallMs: number): StatefulChatError {
+  return new EngineCrashedError(`The engine process stopped answering (no reply and no sign of life for ${Math.round(stallMs / 1000)} s), so it was stopped.`, true);
 }
 
 export function describeExit(exit: Pick<ProcessExit, "code" | "signal">): string {

@@ -5,7 +5,7 @@
 import { loadEngine } from "../backends/load-engine";
 import type { Engine, KvState, ReplyRun } from "../core/engine";
 import { CapacityError, EngineFailedError, toStatefulChatError } from "../core/errors";
-import { parseToEngine, requestIdOf, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
+import { HEARTBEAT_INTERVAL_MS, parseToEngine, requestIdOf, type LoadedInfo, type Request, type ToHost, type WireError } from "./protocol";
 
 let engine: Engine | undefined;
 const states = new Map<number, KvState>();
@@ -14,8 +14,12 @@ const replies = new Map<number, ReplyRun>();
 let nextStateId = 1;
 
 function send(message: ToHost): void {
-  process.send?.(message);
+  if (process.connected) process.send?.(message);
 }
+
+// A sign of life while requests run (the host's watchdog tells "busy" from "hung" by it).
+let beats = 0;
+setInterval(() => send({ heartbeat: ++beats }), HEARTBEAT_INTERVAL_MS).unref();
 
 function wireError(error: unknown): WireError {
   const typed = toStatefulChatError(error);
@@ -91,7 +95,7 @@ async function handle(id: number, request: Request): Promise<unknown> {
       } finally {
         replies.delete(id);
       }
-      return { length: state.length, speculation: run.speculation?.() };
+      return { length: state.length, speculation: run.speculation?.(), serverCached: run.serverCached?.() };
     }
     case "disposeState": {
       const state = states.get(request.state);

@@ -4,8 +4,9 @@
 // crashed, half-written or foreign process. Tokens travel as plain number arrays; logits
 // never leave the engine process.
 
-import type { EngineRequest } from "../backends/load-engine";
-import type { BackendName, SamplingOptions, SpeculationCounts } from "../core/engine";
+import { isBackendChoice, type EngineRequest } from "../backends/load-engine";
+import { isServerKindChoice } from "../backends/remote/options";
+import { BACKEND_NAMES, type BackendName, type SamplingOptions, type SpeculationCounts } from "../core/engine";
 import { isSpeculativeMode } from "../core/speculation/modes";
 import type { ErrorCode } from "../core/errors";
 
@@ -51,8 +52,8 @@ export interface ReplyOf {
   disposeState: Record<string, never>;
   saveSnapshot: { readonly bytes: number };
   loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
-  /** `speculation`: what drafting did for this reply, when the state decodes speculatively. */
-  generateReply: { readonly length: number; readonly speculation?: SpeculationCounts };
+  /** `speculation`: what drafting did for this reply, when the state decodes speculatively; `serverCached`: a remote state's server-reported cache hit. */
+  generateReply: { readonly length: number; readonly speculation?: SpeculationCounts; readonly serverCached?: number };
 }
 
 export interface WireError {
@@ -68,10 +69,21 @@ export interface TokenEvent {
   readonly token: number;
 }
 
+/**
+ * Sent by the engine process every HEARTBEAT_INTERVAL_MS while it lives, so the host can tell
+ * a long request (a model load, a big prefill chunk) from a process that stopped answering.
+ */
+export interface Heartbeat {
+  readonly heartbeat: number;
+}
+
+export const HEARTBEAT_INTERVAL_MS = 2_000;
+
 export type ToHost =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: WireError }
-  | TokenEvent;
+  | TokenEvent
+  | Heartbeat;
 
 /** A request, or a cancel of the running generateReply request `cancel` (no reply). */
 export type ToEngine = { readonly id: number; readonly request: Request } | { readonly cancel: number };
@@ -90,11 +102,26 @@ function isSpeculationCounts(v: unknown): v is SpeculationCounts {
   return isObject(v) && isInt(v.drafted) && isInt(v.accepted) && isInt(v.steps);
 }
 
+/** Backend `remote`'s server: an http(s) URL string (checked again when connecting), a known kind. */
+function isServerOptions(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    typeof v.url === "string" &&
+    v.url.length > 0 &&
+    v.url.length <= 2048 &&
+    /^https?:\/\//i.test(v.url) &&
+    (v.kind === undefined || isServerKindChoice(v.kind)) &&
+    isOptionalString(v.apiKey) &&
+    (v.busyWaitMs === undefined || isInt(v.busyWaitMs))
+  );
+}
+
 function isLoadRequest(v: unknown): v is LoadRequest {
   return (
     isObject(v) &&
     typeof v.modelPath === "string" &&
-    ["auto", "llamacpp", "coreml"].includes(v.backend as string) &&
+    isBackendChoice(v.backend) &&
+    (v.backend === "remote" ? isServerOptions(v.server) : v.server === undefined) &&
     isOptionalNumber(v.contextSize) &&
     isOptionalNumber(v.threads) &&
     isOptionalString(v.threadCalibrationFile) &&
@@ -149,6 +176,7 @@ export function parseToEngine(raw: unknown): ToEngine | undefined {
 
 /** A reply as the host receives it, or undefined when malformed. Values are checked per operation by the caller. */
 export function parseToHost(raw: unknown): ToHost | undefined {
+  if (isObject(raw) && isInt(raw.heartbeat) && raw.id === undefined) return { heartbeat: raw.heartbeat };
   if (!isObject(raw) || !isInt(raw.id)) return undefined;
   if (raw.ok === undefined && isInt(raw.token)) return { id: raw.id, token: raw.token };
   if (raw.ok === true) return { id: raw.id, ok: true, value: raw.value };
@@ -166,7 +194,7 @@ export function parseToHost(raw: unknown): ToHost | undefined {
 export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } = {
   load: (v): v is LoadedInfo =>
     isObject(v) &&
-    (v.backend === "llamacpp" || v.backend === "coreml") &&
+    (BACKEND_NAMES as readonly unknown[]).includes(v.backend) &&
     typeof v.modelPath === "string" &&
     typeof v.modelName === "string" &&
     isInt(v.capacity) &&
@@ -183,5 +211,6 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
   saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
   loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
-  generateReply: (v): v is ReplyOf["generateReply"] => isObject(v) && isInt(v.length) && (v.speculation === undefined || isSpeculationCounts(v.speculation)),
+  generateReply: (v): v is ReplyOf["generateReply"] =>
+    isObject(v) && isInt(v.length) && (v.speculation === undefined || isSpeculationCounts(v.speculation)) && (v.serverCached === undefined || isInt(v.serverCached)),
 };

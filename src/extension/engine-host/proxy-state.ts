@@ -4,7 +4,8 @@
 // the restarted process on its next evaluate.
 
 import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, SpeculationCounts } from "../core/engine";
-import { CapacityError, ConcurrentAccessError, DisposedError } from "../core/errors";
+import { CapacityError } from "../core/errors";
+import { ExclusiveAccess } from "../core/exclusive-access";
 import { replyRunStartingLater } from "../core/reply-run";
 import type { EngineProcess } from "./engine-process";
 
@@ -22,7 +23,10 @@ export interface ProxyStateOwner {
 
 export class ProxyKvState implements KvState {
   private known = 0;
-  private busy = false;
+  private readonly access = new ExclusiveAccess("engine process state", () => this.disposed, (error) => {
+    if (error instanceof Error && "code" in error && error.code === "engine_crashed") this.lost();
+    return error;
+  });
   private disposed = false;
 
   /** Present when the engine process's states have it: the reply loop runs there, tokens stream here. */
@@ -69,6 +73,7 @@ export class ProxyKvState implements KvState {
 
   private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
     let speculation: SpeculationCounts | undefined;
+    let serverCached: number | undefined;
     const run = replyRunStartingLater((begin) =>
       this.exclusive(async () => {
         this.assertFits(tokens.length + options.maxTokens - 1);
@@ -77,10 +82,11 @@ export class ProxyKvState implements KvState {
         const reply = await begin(remote.process.generateReply(request, onToken)).done;
         this.known = reply.length;
         speculation = reply.speculation;
+        serverCached = reply.serverCached;
         return reply.length;
       }),
     );
-    return { ...run, speculation: () => speculation };
+    return { ...run, speculation: () => speculation, serverCached: () => serverCached };
   }
 
   truncate(length: number): Promise<void> {
@@ -147,17 +153,7 @@ export class ProxyKvState implements KvState {
     return this.remote;
   }
 
-  private async exclusive<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.disposed) throw new DisposedError("engine process state");
-    if (this.busy) throw new ConcurrentAccessError();
-    this.busy = true;
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof Error && "code" in error && error.code === "engine_crashed") this.lost();
-      throw error;
-    } finally {
-      this.busy = false;
-    }
+  private exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.access.run(operation);
   }
 }

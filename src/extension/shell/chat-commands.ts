@@ -3,15 +3,17 @@
 
 import * as vscode from "vscode";
 import type { ChatPanel } from "./chat-panel";
+import type { ModelPools } from "./lm/lm-pools";
+import { writeProviderStats } from "./lm/provider-stats";
 import type { PanelManager } from "./panel-manager";
 import type { TranscriptStore } from "./transcript-store";
 
-async function pickPanel(manager: PanelManager, placeHolder: string): Promise<ChatPanel | undefined> {
+async function pickPanel(manager: PanelManager, placeHolder: string, quiet = false): Promise<ChatPanel | undefined> {
   const active = manager.active;
   if (active) return active;
   const panels = manager.all;
   if (panels.length === 0) {
-    void vscode.window.showInformationMessage("No chat is open. Run “Stateful Chat: New Chat” first.");
+    if (!quiet) void vscode.window.showInformationMessage("No chat is open. Run “Stateful Chat: New Chat” first.");
     return undefined;
   }
   if (panels.length === 1) return panels[0];
@@ -22,7 +24,13 @@ async function pickPanel(manager: PanelManager, placeHolder: string): Promise<Ch
   return picked?.panel;
 }
 
-export function registerChatCommands(context: vscode.ExtensionContext, manager: PanelManager, store: TranscriptStore, stats: vscode.OutputChannel): void {
+export function registerChatCommands(
+  context: vscode.ExtensionContext,
+  manager: PanelManager,
+  store: TranscriptStore,
+  stats: vscode.OutputChannel,
+  pools: ModelPools,
+): void {
   context.subscriptions.push(
     vscode.commands.registerCommand("statefulChat.newChat", () => manager.create()),
     vscode.commands.registerCommand("statefulChat.resetConversation", async () => {
@@ -54,11 +62,15 @@ export function registerChatCommands(context: vscode.ExtensionContext, manager: 
       else void vscode.window.showErrorMessage("That conversation could not be read.");
     }),
     vscode.commands.registerCommand("statefulChat.showStats", async () => {
-      const panel = await pickPanel(manager, "Show the stats of which conversation?");
-      if (!panel) return;
+      const servedByProvider = pools.served.length > 0;
+      const panel = await pickPanel(manager, "Show the stats of which conversation?", servedByProvider);
+      stats.clear();
+      if (!panel) {
+        if (await writeProviderStats(pools, stats)) stats.show(true);
+        return;
+      }
       const s = panel.stats;
       const t = s.lastTurn;
-      stats.clear();
       stats.appendLine(`Chat: ${panel.panel.title}`);
       stats.appendLine(`Model: ${s.model ? `${s.model.name} (${s.model.details})` : "not loaded"}`);
       stats.appendLine(`Context: ${s.position} / ${s.capacity} tokens (${s.capacity ? Math.round((100 * s.position) / s.capacity) : 0}%)`);
@@ -72,6 +84,10 @@ export function registerChatCommands(context: vscode.ExtensionContext, manager: 
           stats.appendLine(`  speculative decoding: ${sp.accepted} of ${sp.drafted} drafted tokens accepted, ${sp.steps} model steps, ${sp.tokensPerStep} tokens per step`);
         }
         if (t.overflow) stats.appendLine(`  overflow: ${t.overflow.strategy}, ${t.overflow.positionBefore} → ${t.overflow.positionAfter} tokens`);
+      }
+      if (servedByProvider) {
+        stats.appendLine("");
+        await writeProviderStats(pools, stats);
       }
       stats.show(true);
     }),

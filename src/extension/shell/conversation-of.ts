@@ -1,7 +1,7 @@
 // Rebuilds what the model saw from a saved transcript (no `vscode`: unit-tested).
 
 import type { ChatMessage } from "../core/chat-template";
-import type { TranscriptEntry } from "../../webview/protocol";
+import type { TranscriptEntry } from "../../webview/protocol/messages";
 
 /** The messages the model saw, rebuilt from the transcript (user turns that got a reply). */
 export function conversationOf(entries: readonly TranscriptEntry[]): ChatMessage[] {

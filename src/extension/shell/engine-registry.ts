@@ -4,9 +4,10 @@
 // that process, never the extension host.
 
 import * as vscode from "vscode";
-import type { LoadedEngine } from "../backends/load-engine";
+import { loadEngine, type LoadedEngine } from "../backends/load-engine";
 import { describeExit } from "../engine-host/engine-process";
 import { ProxyEngine } from "../engine-host/proxy-engine";
+import type { ServerSecrets } from "./server-secrets";
 import type { ChatSettings } from "./settings";
 import { engineSettingsOf } from "./panel-helpers";
 
@@ -28,6 +29,8 @@ export class EngineRegistry implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** Where the measured default llama.cpp thread count is remembered across sessions. */
     private readonly threadCalibrationFile?: string,
+    /** The remote backend's API keys (SecretStorage). */
+    private readonly serverSecrets?: ServerSecrets,
   ) {}
 
   get loadedCount(): number {
@@ -46,8 +49,16 @@ export class EngineRegistry implements vscode.Disposable {
       const name = modelPath.split(/[\\/]/).pop() ?? modelPath;
       const loading = Promise.resolve(
         vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: `Stateful Chat: loading ${name}…` },
+          { location: vscode.ProgressLocation.Notification, title: settings.backend === "remote" ? `Stateful Chat: connecting to ${settings.server.url}…` : `Stateful Chat: loading ${name}…` },
           async (): Promise<LoadedEngine> => {
+            if (settings.backend === "remote") {
+              // HTTP to a server, no native code: in this process, so each chat's waits (a busy
+              // server) reach its panel and the key is read from SecretStorage per request.
+              return loadEngine(
+                { modelPath, backend: "remote", contextSize: settings.contextSize, server: { url: settings.server.url, kind: settings.server.kind } },
+                { serverApiKey: this.serverSecrets?.reader(settings.server.url) },
+              );
+            }
             const engine = await ProxyEngine.start(
               {
                 modelPath,

@@ -2,7 +2,7 @@
 // message never reached the model.
 
 import type { EngineCrashedError, StatefulChatError } from "../core/errors";
-import type { BannerAction } from "../../webview/protocol";
+import type { BannerAction } from "../../webview/protocol/messages";
 
 const NOT_SENT_CODES = new Set([
   "empty_message",
@@ -12,6 +12,8 @@ const NOT_SENT_CODES = new Set([
   "backend_unavailable",
   "template_not_append_only",
   "model_load_failed",
+  "server_rejected",
+  "tokenizer_mismatch",
 ]);
 
 /** The turn failed before its message was prefilled: show it as not sent. */
@@ -41,6 +43,20 @@ export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
       return (error as EngineCrashedError).restarting === false
         ? [{ label: "Select Model…", command: "statefulChat.selectModel" }]
         : [{ label: "Retry", command: "statefulChat.retry" }];
+    case "server_unreachable":
+      // A network fault, a server restart, a server that stayed busy: the conversation is
+      // intact here; Retry sends the message again (the whole ledger goes with it).
+      return [{ label: "Retry", command: "statefulChat.retry" }];
+    case "server_rejected":
+      return [
+        { label: "Set Server API Key…", command: "statefulChat.setServerApiKey" },
+        { label: "Settings", command: "statefulChat.openSettings" },
+      ];
+    case "tokenizer_mismatch":
+      return [
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+        { label: "Settings", command: "statefulChat.openSettings" },
+      ];
     case "message_too_large":
     case "capacity_exceeded":
       return [{ label: "Settings", command: "statefulChat.openSettings" }];

@@ -1,9 +1,10 @@
 // Select Model… (local files) and Download Model… (recommended models, with progress).
 
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { MODEL_CATALOG } from "../models/catalog";
+import { type DiscoveredModel, discoverLocalModels, MODEL_SOURCE_LABELS } from "../models/discovery";
 import { downloadCatalogModel } from "../models/hub-download";
 import { defaultModelCandidates, modelsFolder } from "./model-location";
 import { writeModelPath } from "./settings";
@@ -23,14 +24,59 @@ function localModels(context: vscode.ExtensionContext): string[] {
   return [...found];
 }
 
-async function useModel(path: string): Promise<void> {
+async function useModel(path: string, name = path.split(/[\\/]/).pop()): Promise<void> {
   await writeModelPath(path);
   void vscode.window.showInformationMessage(
-    `Stateful Chat will use ${path.split(/[\\/]/).pop()}. New chats use it now; existing chats switch after Reset Conversation.`,
+    `Stateful Chat will use ${name}. New chats use it now; existing chats switch after Reset Conversation.`,
   );
 }
 
-export function registerModelCommands(context: vscode.ExtensionContext): void {
+function formatSize(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`;
+}
+
+const realPathOf = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+interface ModelPick extends vscode.QuickPickItem {
+  readonly path: string;
+  readonly name?: string;
+}
+
+/** discoverLocalModels, its problems (and any failure) to the log, never a popup. */
+async function discoverForPicker(log: vscode.LogOutputChannel | undefined): Promise<DiscoveredModel[]> {
+  try {
+    const found = await discoverLocalModels();
+    for (const problem of found.problems) log?.warn(`Model discovery: ${problem}`);
+    log?.info(`Model discovery: ${found.models.length} model(s) found in local stores`);
+    return found.models;
+  } catch (error) {
+    log?.error(`Model discovery failed: ${error instanceof Error ? error.message : String(error)}`);
+    return [];
+  }
+}
+
+/** The GGUFs found in Ollama, LM Studio, the HF cache and llama.cpp's cache not already in `known`, one group per store. */
+function discoveredItems(models: readonly DiscoveredModel[], known: readonly string[]): ModelPick[] {
+  const listed = new Set(known.map(realPathOf));
+  const items: ModelPick[] = [];
+  let group: string | undefined;
+  for (const model of models) {
+    if (listed.has(model.realPath)) continue;
+    const label = MODEL_SOURCE_LABELS[model.source];
+    if (label !== group) items.push({ label, kind: vscode.QuickPickItemKind.Separator, path: "" });
+    group = label;
+    items.push({ label: model.name, description: `${label} · ${formatSize(model.sizeBytes)}`, detail: model.path, path: model.path, name: model.name });
+  }
+  return items;
+}
+
+export function registerModelCommands(context: vscode.ExtensionContext, log?: vscode.LogOutputChannel): void {
   context.subscriptions.push(
     // An optional path argument skips the picker (keybindings, other extensions, tests).
     vscode.commands.registerCommand("statefulChat.selectModel", async (path?: unknown) => {
@@ -41,15 +87,21 @@ export function registerModelCommands(context: vscode.ExtensionContext): void {
         }
         return useModel(path);
       }
-      const workspaceFiles = await vscode.workspace.findFiles("**/*.gguf", "**/node_modules/**", 50);
-      const paths = [...new Set([...localModels(context), ...workspaceFiles.map((u) => u.fsPath)])];
-      const browse = { label: "$(folder-opened) Browse…", path: "" };
-      const picked = await vscode.window.showQuickPick(
-        [...paths.map((path) => ({ label: path.split(/[\\/]/).pop() ?? path, description: path, path })), browse],
-        { placeHolder: "Select a model: a .gguf file (llama.cpp) or a stateful Core ML .mlpackage / .mlmodelc" },
-      );
+      // A promise of the items: the picker opens at once and shows progress while the stores are read.
+      const items = (async (): Promise<ModelPick[]> => {
+        const discovery = discoverForPicker(log);
+        const workspaceFiles = await vscode.workspace.findFiles("**/*.gguf", "**/node_modules/**", 50);
+        const paths = [...new Set([...localModels(context), ...workspaceFiles.map((u) => u.fsPath)])];
+        const browse: ModelPick = { label: "$(folder-opened) Browse…", path: "" };
+        const discovered = discoveredItems(await discovery, paths);
+        const separator: ModelPick[] = discovered.length > 0 ? [{ label: "", kind: vscode.QuickPickItemKind.Separator, path: "" }] : [];
+        return [...paths.map((path) => ({ label: path.split(/[\\/]/).pop() ?? path, description: path, path })), ...discovered, ...separator, browse];
+      })();
+      const picked = await vscode.window.showQuickPick(items, {
+        placeHolder: "Select a model: a .gguf file (llama.cpp) or a stateful Core ML .mlpackage / .mlmodelc",
+      });
       if (!picked) return;
-      if (picked.path) return useModel(picked.path);
+      if (picked.path) return useModel(picked.path, picked.name);
       const chosen = await vscode.window.showOpenDialog({
         canSelectFiles: true,
         canSelectFolders: true,

@@ -8,7 +8,7 @@ import { ContextLedger, type ContextChipData } from "../core/context-delta";
 import { planContext, type ContextPlanInput } from "../core/context-plan";
 import type { Tokenizer } from "../core/engine";
 import type { TurnInput } from "../core/turn-runner";
-import type { ComposerChip, HostToWebview, MentionOption, WebviewToHost } from "../../webview/protocol";
+import type { ComposerChip, HostToWebview, MentionOption, WebviewToHost } from "../../webview/protocol/messages";
 import { ContextChoices, MENTION_KEYWORDS } from "./context/context-choices";
 import { gatherContext } from "./context/gather-context";
 import { mentionOptions } from "./context/mention-options";
@@ -88,6 +88,16 @@ export class PanelContext extends Disposable {
         break;
     }
     await this.refresh();
+  }
+
+  /** A workspace file as the model last saw it in this conversation (Apply checks a reply's anchors against it). */
+  seenFile(path: string): string | undefined {
+    return this.ledger.contentOf(`file:${path}`);
+  }
+
+  /** Apply changed a file: the next message re-checks it, so a file the model knows goes as a diff. */
+  noteApplied(path: string): void {
+    if (this.ledger.has(`file:${path}`)) this.addFile(path);
   }
 
   /** A mention from the composer, a command (Add File to Chat) or a keyword. */

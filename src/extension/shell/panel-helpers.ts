@@ -2,7 +2,7 @@
 // Retry and the transcript notice after an engine crash; the model key and log preview.
 
 import type { StatefulChatError } from "../core/errors";
-import type { TranscriptEntry } from "../../webview/protocol";
+import type { TranscriptEntry } from "../../webview/protocol/messages";
 import type { ChatSettings } from "./settings";
 
 /** The last user message, when the reply to it failed (Retry sends it again). */
@@ -16,12 +16,12 @@ export function lastFailedMessage(entries: readonly TranscriptEntry[]): string |
 
 /** A notice under the cut-off reply: the error code and what happens next, kept in the transcript. */
 export function crashNotice(error: StatefulChatError): string | undefined {
-  return error.code === "engine_crashed" ? `engine_crashed: ${error.message}` : undefined;
+  return error.code === "engine_crashed" || error.code === "server_unreachable" ? `${error.code}: ${error.message}` : undefined;
 }
 
 /** The settings that decide how an engine is loaded: one list for the engine registry and the panels. */
 export function engineSettingsOf(settings: ChatSettings): readonly unknown[] {
-  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath];
+  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath, settings.server.url, settings.server.kind];
 }
 
 /** Which model settings a session was opened with (a change applies on reset). */

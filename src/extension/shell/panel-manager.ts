@@ -14,6 +14,8 @@ const OPEN_PANELS_KEY = "statefulChat.openPanels";
 
 export class PanelManager implements vscode.Disposable {
   private readonly panels = new Set<ChatPanel>();
+  /** Chats being closed as a window reload closes them: their snapshots stay. */
+  private readonly closingForReload = new Set<string>();
   private lastActive: ChatPanel | undefined;
   private lastTextEditor: vscode.TextEditor | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -62,6 +64,12 @@ export class PanelManager implements vscode.Disposable {
     return this.track(await ChatPanel.revive(panel, id, this.deps()));
   }
 
+  /** Closes a chat as a window reload does (the host's shutdown keeps its snapshot); tests use it. */
+  closeForReload(panel: ChatPanel): void {
+    this.closingForReload.add(panel.id);
+    panel.panel.dispose();
+  }
+
   async openTranscript(saved: SavedTranscript): Promise<ChatPanel> {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, saved.title, vscode.ViewColumn.Active);
     return this.track(await ChatPanel.revive(panel, undefined, this.deps(), saved));
@@ -77,7 +85,7 @@ export class PanelManager implements vscode.Disposable {
       lastTextEditor: () => this.lastTextEditor,
       onDidDispose: (panel) => {
         this.panels.delete(panel);
-        this.snapshots.forgetLater(panel.id);
+        if (!this.closingForReload.delete(panel.id)) this.snapshots.forgetLater(panel.id);
         if (this.lastActive === panel) this.lastActive = undefined;
         this.rememberOpenPanels();
         this.updateContextKeys();

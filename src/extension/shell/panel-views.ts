@@ -3,7 +3,7 @@
 
 import type { ChatSession } from "../core/chat-session";
 import type { TurnStats } from "../core/stats";
-import type { ModelView, TurnStatsView } from "../../webview/protocol";
+import type { ModelView, TurnStatsView } from "../../webview/protocol/messages";
 
 export function statsView(stats: TurnStats): TurnStatsView {
   return {
@@ -18,6 +18,7 @@ export function statsView(stats: TurnStats): TurnStatsView {
     rewound: stats.rewound,
     thinkingTokens: stats.thinkingTokens,
     resumed: stats.resumed,
+    ...(stats.serverCached !== undefined ? { serverCached: stats.serverCached } : {}),
   };
 }
 

@@ -1,9 +1,11 @@
 // The only place that reads `statefulChat.*` settings; everything else gets plain options.
 
 import * as vscode from "vscode";
-import type { BackendChoice, ComputeUnitsChoice } from "../backends/load-engine";
+import { isBackendChoice, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
+import { isServerKindChoice, type ServerKindChoice } from "../backends/remote/options";
 import { isSpeculativeMode, type SpeculativeMode } from "../core/speculation/modes";
 import type { TurnOptions } from "../core/turn-runner";
+import { checkedChoice, checkedNumber, describeProblem, type SettingProblem } from "./setting-schema";
 
 export interface ChatSettings {
   readonly modelPath: string;
@@ -14,6 +16,8 @@ export interface ChatSettings {
   readonly speculative: SpeculativeMode;
   /** Empty: none. */
   readonly draftModelPath: string;
+  /** Backend `remote`: the inference server (its API key is in SecretStorage: server-secrets.ts). */
+  readonly server: { readonly url: string; readonly kind: ServerKindChoice };
   readonly turn: TurnOptions;
   readonly context: { readonly enabled: boolean; readonly maxTokensPerTurn: number; readonly maxTokensPerItem: number };
 }
@@ -22,52 +26,83 @@ export const SETTINGS_SECTION = "statefulChat";
 
 export function readSettings(): ChatSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  const threads = numberIn(c.get<unknown>("threads"), { min: 0, integer: true }, 0);
-  return {
-    modelPath: c.get<string>("modelPath", "").trim(),
-    backend: c.get<BackendChoice>("backend", "auto"),
-    computeUnits: c.get<ComputeUnitsChoice>("computeUnits", "auto"),
+  const problems: SettingProblem[] = [];
+  const num = (name: string) => checkedNumber(name, c.get<unknown>(name), problems);
+  const threads = num("threads");
+  const settings: ChatSettings = {
+    modelPath: stringOf(c.get<unknown>("modelPath")).trim(),
+    backend: checkedChoice<BackendChoice>("backend", c.get<unknown>("backend"), problems, isBackendChoice),
+    computeUnits: checkedChoice<ComputeUnitsChoice>("computeUnits", c.get<unknown>("computeUnits"), problems),
     threads: threads > 0 ? threads : undefined,
-    contextSize: numberIn(c.get<unknown>("contextSize"), { min: 256, integer: true }, 4096),
-    speculative: oneOf(c.get<unknown>("speculative"), isSpeculativeMode, "auto"),
-    draftModelPath: c.get<string>("draftModelPath", "").trim(),
+    contextSize: num("contextSize"),
+    speculative: checkedChoice<SpeculativeMode>("speculative", c.get<unknown>("speculative"), problems, isSpeculativeMode),
+    draftModelPath: stringOf(c.get<unknown>("draftModelPath")).trim(),
+    server: {
+      url: stringOf(c.get<unknown>("server.url")).trim(),
+      kind: checkedChoice<ServerKindChoice>("server.kind", c.get<unknown>("server.kind"), problems, isServerKindChoice),
+    },
     turn: {
-      maxTokens: numberIn(c.get<unknown>("maxNewTokens"), { min: 1, integer: true }, 512),
-      sampling: { temperature: numberIn(c.get<unknown>("temperature"), { min: 0, max: 2 }, 0) },
+      maxTokens: num("maxNewTokens"),
+      sampling: { temperature: num("temperature") },
       strategy: "stateful",
-      overflow: c.get<"summarize" | "truncate">("overflowStrategy", "summarize"),
-      systemPrompt: c.get<string>("systemPrompt", ""),
-      history: c.get<string>("historyRendering", "template") === "asGenerated" ? "asGenerated" : "template",
+      overflow: checkedChoice<"summarize" | "truncate">("overflowStrategy", c.get<unknown>("overflowStrategy"), problems),
+      systemPrompt: stringOf(c.get<unknown>("systemPrompt")),
+      history: checkedChoice<"template" | "asGenerated">("historyRendering", c.get<unknown>("historyRendering"), problems),
     },
     context: {
-      enabled: c.get<boolean>("context.enabled", true),
-      maxTokensPerTurn: numberIn(c.get<unknown>("context.maxTokensPerTurn"), { min: 0, integer: true }, 1024),
-      maxTokensPerItem: numberIn(c.get<unknown>("context.maxTokensPerFile"), { min: 0, integer: true }, 512),
+      enabled: c.get<unknown>("context.enabled") !== false,
+      maxTokensPerTurn: num("context.maxTokensPerTurn"),
+      maxTokensPerItem: num("context.maxTokensPerFile"),
     },
   };
+  reportSettingProblems(problems);
+  return settings;
 }
 
-/**
- * VS Code enforces the schema's minimum/maximum only in the Settings editor; a hand-edited
- * settings.json may hold anything. A number outside the schema gets the default (the engine
- * would refuse it, e.g. a negative temperature).
- */
-function numberIn(value: unknown, range: { readonly min?: number; readonly max?: number; readonly integer?: boolean }, fallback: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
-  if (range.integer && !Number.isInteger(value)) return fallback;
-  if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) return fallback;
+/** Corrections shown so far (the testing API reads them). Each setting and value is warned about once. */
+export const settingWarnings: string[] = [];
+
+function reportSettingProblems(problems: readonly SettingProblem[]): void {
+  for (const problem of problems) {
+    const message = `Stateful Chat: ${describeProblem(problem)}`;
+    if (settingWarnings.includes(message)) continue;
+    settingWarnings.push(message);
+    void vscode.window.showWarningMessage(message, "Open Settings").then((choice) => {
+      if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", problem.setting);
+    });
+  }
+}
+
+/** One number setting, checked against its schema (corrections reported). */
+function checkedSetting(name: string): number {
+  const problems: SettingProblem[] = [];
+  const value = checkedNumber(name, vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>(name), problems);
+  reportSettingProblems(problems);
   return value;
 }
 
-/** A hand-edited settings.json may hold anything: a value outside the schema gets the default. */
-function oneOf<T>(value: unknown, valid: (v: unknown) => v is T, fallback: T): T {
-  return valid(value) ? value : fallback;
+function stringOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** `statefulChat.chatProvider.sessions`: cached sessions per model for VS Code's Chat (1–16). */
+export function readProviderSessions(): number {
+  return checkedSetting("chatProvider.sessions");
+}
+
+/** How long (ms) the provider keeps an unused model loaded; 0: until the window closes. */
+export function readProviderIdleMs(): number {
+  return checkedSetting("chatProvider.idleMinutes") * 60_000;
+}
+
+/** Apply's budget: files larger than this (bytes) are refused. */
+export function readApplySettings(): { readonly maxFileBytes: number } {
+  return { maxFileBytes: checkedSetting("apply.maxFileBytes") };
 }
 
 /** `statefulChat.kvSnapshots.maxDiskMB` in bytes (0: no snapshots). */
 export function readSnapshotBudgetBytes(): number {
-  const megabytes = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>("kvSnapshots.maxDiskMB", 2048);
-  return Math.max(0, megabytes) * 1024 * 1024;
+  return checkedSetting("kvSnapshots.maxDiskMB") * 1024 * 1024;
 }
 
 export async function writeModelPath(path: string): Promise<void> {

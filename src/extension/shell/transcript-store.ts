@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { TranscriptEntry } from "../../webview/protocol";
+import type { TranscriptEntry } from "../../webview/protocol/messages";
 
 export interface SavedTranscript {
   readonly version: 1;

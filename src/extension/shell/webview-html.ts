@@ -1,8 +1,9 @@
-// The chat webview's HTML: strict CSP with a per-load nonce, local resources from media/
-// only, no remote content.
+// The chat webview's options and HTML: strict CSP with a per-load nonce, local resources
+// from media/ only, no remote content (the document itself: webview-document.ts).
 
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
+import { webviewDocument } from "./webview-document";
 
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
   return {
@@ -13,28 +14,9 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
 }
 
 export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(16).toString("base64");
-  const media = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", ...path));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media("dist", "codicons", "codicon.css")}">
-<link rel="stylesheet" href="${media("dist", "webview.css")}">
-<title>Stateful Chat</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${media("dist", "webview.js")}"></script>
-</body>
-</html>`;
+  return webviewDocument({
+    cspSource: webview.cspSource,
+    nonce: randomBytes(16).toString("base64"),
+    media: (...path) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", ...path)).toString(),
+  });
 }

@@ -4,10 +4,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { installExtension, startCodeServer, type RunningCodeServer } from "../../../src/extension/launcher/code-server";
-import { prepareScratch } from "../../../src/extension/launcher/scratch";
-import { defaultSettings, writeUserSettings } from "../../../src/extension/launcher/user-settings";
-import { packageVsix } from "../../../src/extension/launcher/vsix";
+import { installExtension, startCodeServer, type RunningCodeServer } from "../../../src/tools/launcher/code-server";
+import { prepareScratch } from "../../../src/tools/launcher/scratch";
+import { defaultSettings, writeUserSettings } from "../../../src/tools/launcher/user-settings";
+import { packageVsix } from "../../../src/tools/launcher/vsix";
 import { launchBrowser, type Browser } from "../../integration/harness/browser";
 import { log, provision } from "../../integration/harness/provision";
 import { makeWorkspace } from "../../integration/harness/scratch-workspace";
@@ -33,7 +33,8 @@ export interface E2ESession {
   close(): Promise<void>;
 }
 
-export async function startE2ESession(name: string): Promise<E2ESession> {
+/** `settings` override the defaults (e.g. the built-in Chat view on, for the provider's journey). */
+export async function startE2ESession(name: string, settings: Record<string, unknown> = {}): Promise<E2ESession> {
   const { paths, toolchain, chromium, modelPath } = await provision();
   const scratch = prepareScratch(paths.runs, `e2e-${name}`, true);
   const folder = makeWorkspace(scratch.root);
@@ -47,6 +48,7 @@ export async function startE2ESession(name: string): Promise<E2ESession> {
     ...QUIET_WORKBENCH,
     "statefulChat.maxNewTokens": 256,
     "statefulChat.threads": 1,
+    ...settings,
   });
   const server = await startCodeServer({ toolchain, scratch, folder });
   let browser: Browser | undefined;

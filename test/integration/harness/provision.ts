@@ -2,11 +2,11 @@
 // the built extension, the default model, Node 24 + code-server, Debian chromium.
 
 import { join } from "node:path";
-import { ensureChromium } from "../../../src/extension/launcher/apt";
-import { launcherPaths, type LauncherPaths } from "../../../src/extension/launcher/paths";
-import { runCommand } from "../../../src/extension/launcher/run-command";
-import { ensureCodeServer, type Toolchain } from "../../../src/extension/launcher/toolchain";
-import { ensureBuilt } from "../../../src/extension/launcher/vsix";
+import { ensureChromium } from "../../../src/tools/launcher/apt";
+import { launcherPaths, type LauncherPaths } from "../../../src/tools/launcher/paths";
+import { runCommand } from "../../../src/tools/launcher/run-command";
+import { ensureCodeServer, type Toolchain } from "../../../src/tools/launcher/toolchain";
+import { ensureBuilt } from "../../../src/tools/launcher/vsix";
 import { defaultModelPath } from "../../../src/extension/models/default-model";
 
 export interface Provisioned {

@@ -14,8 +14,10 @@ export function extension(): vscode.Extension<StatefulChatApi> {
   return ext;
 }
 
-export async function api(): Promise<StatefulChatApi["testing"]> {
-  return (await extension().activate()).testing;
+export async function api(): Promise<NonNullable<StatefulChatApi["testing"]>> {
+  const testing = (await extension().activate()).testing;
+  assert.ok(testing, "the testing API is offered only in VS Code's extension test mode");
+  return testing;
 }
 
 /** Polls until `check` returns a value (not undefined/false); no timing assertions, only a generous cap. */

@@ -18,6 +18,20 @@ describe("settings in open chats", () => {
     await closeAllPanels();
   });
 
+  it("a hand-edited temperature of -0.5 is clamped to 0 with one warning naming it, and the chat answers", async () => {
+    await config().update("temperature", -0.5, vscode.ConfigurationTarget.Global);
+    try {
+      const panel = await newChat();
+      const stats = await turn(panel, "Hi");
+      assert.ok(stats.replyTokens > 0, "answered instead of hanging on the engine's refusal");
+      await turn(panel, "Hello again");
+      const warnings = (await api()).settingWarnings().filter((w) => w.includes("statefulChat.temperature"));
+      assert.deepEqual(warnings, ["Stateful Chat: statefulChat.temperature -0.5 is outside 0–2; using 0."], "one warning, not one per turn");
+    } finally {
+      await config().update("temperature", undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it("a new reply limit applies to the next turn of an open chat", async () => {
     const panel = await newChat();
     await turn(panel, "Hi");

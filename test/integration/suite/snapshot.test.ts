@@ -27,12 +27,18 @@ async function tenTurns(panel: TestingPanel): Promise<void> {
   for (const text of QUESTIONS) await turn(panel, text);
 }
 
-/** Closes the chat (its engine process goes with the last panel) and revives it by id. */
+/**
+ * Closes the chat as a window reload does (its engine process goes with the last panel) and
+ * revives it by id. A chat closed for good loses its snapshot after a few seconds; a reload
+ * keeps it because the extension host shuts down first. closeForReload() keeps it the same
+ * way, so a slow machine cannot turn this into the close-for-good case.
+ */
 async function reload(panel: TestingPanel): Promise<TestingPanel> {
   const testing = await api();
   const entries = panel.transcript.length;
   assert.ok(await poll(async () => (await testing.savedTranscript(panel.id))?.entries.length === entries), "the transcript was saved");
-  panel.close();
+  assert.ok(await poll(() => testing.hasSnapshot(panel.id)), "the KV snapshot was saved (in the background, after the turn)");
+  panel.closeForReload();
   await waitFor("the model freed", () => testing.loadedEngines() === 0, 30_000);
   return testing.reopen(panel.id);
 }

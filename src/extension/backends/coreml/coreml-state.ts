@@ -2,7 +2,8 @@
 // on the session's serial worker and refuses overlap; this class adds the contract's
 // checks that must happen before the addon is called, and maps errors.
 import type { KvState, SamplingOptions } from "../../core/engine";
-import { CapacityError, ConcurrentAccessError, DisposedError } from "../../core/errors";
+import { CapacityError } from "../../core/errors";
+import { ExclusiveAccess } from "../../core/exclusive-access";
 import type { NativeSampling, NativeSession } from "./addon";
 import { fromNativeError } from "./native-errors";
 
@@ -12,7 +13,7 @@ function toNativeSampling(sample: SamplingOptions): NativeSampling {
 
 export class CoreMLState implements KvState {
   private disposed = false;
-  private inFlight = false;
+  private readonly access = new ExclusiveAccess("Core ML session", () => this.disposed, fromNativeError);
   constructor(
     private readonly session: NativeSession,
     private readonly onDispose: (state: CoreMLState) => void,
@@ -102,16 +103,7 @@ export class CoreMLState implements KvState {
     await this.session.dispose();
   }
 
-  private async run<T>(call: () => Promise<T>): Promise<T> {
-    if (this.disposed) throw new DisposedError("Core ML session");
-    if (this.inFlight) throw new ConcurrentAccessError();
-    this.inFlight = true;
-    try {
-      return await call();
-    } catch (error) {
-      throw fromNativeError(error);
-    } finally {
-      this.inFlight = false;
-    }
+  private run<T>(call: () => Promise<T>): Promise<T> {
+    return this.access.run(call);
   }
 }

@@ -1,10 +1,10 @@
 // Where our threadpool build of llama.cpp lives (node-llama-cpp's localBuilds folder, named
 // after the cmake options) and whether this process should load it. Shared by the loader
-// and by the build tool (src/extension/llama-build/).
+// and by the build tool (src/tools/llama-build/).
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { LLAMA_CPP_SDIST } from "../../llama-build/llama-cpp-source";
+import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 import { buildRunsOnThisCpu } from "./cpu-signature";
 
 /**

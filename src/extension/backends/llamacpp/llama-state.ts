@@ -3,7 +3,8 @@
 // so llama.cpp can never silently drop the oldest tokens (invariant 5).
 
 import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../core/engine";
-import { CapacityError, ConcurrentAccessError, DisposedError, EngineFailedError } from "../../core/errors";
+import { CapacityError, EngineFailedError } from "../../core/errors";
+import { ExclusiveAccess } from "../../core/exclusive-access";
 import type {
   ControlledEvaluateIndexOutput,
   ControlledEvaluateInputItem,
@@ -24,7 +25,11 @@ export interface LlamaStateOptions {
 }
 
 export class LlamaKvState implements KvState {
-  private busy = false;
+  private readonly access = new ExclusiveAccess("llama.cpp state", () => this.disposed, (error) =>
+    error instanceof Error && error.name.endsWith("Error") && "code" in error
+      ? error
+      : new EngineFailedError(`llama.cpp: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
+  );
   private disposed = false;
   private replyInFlight: { readonly done: Promise<unknown>; readonly cancel: () => void } | undefined;
 
@@ -192,19 +197,7 @@ export class LlamaKvState implements KvState {
     await this.context.dispose();
   }
 
-  private async exclusive<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.disposed) throw new DisposedError("llama.cpp state");
-    if (this.busy) throw new ConcurrentAccessError();
-    this.busy = true;
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof Error && error.name.endsWith("Error") && "code" in error) throw error;
-      throw new EngineFailedError(`llama.cpp: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
-    } finally {
-      this.busy = false;
-    }
+  private exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.access.run(operation);
   }
 }

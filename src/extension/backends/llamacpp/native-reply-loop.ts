@@ -1,4 +1,4 @@
-// The reply loop of our llama.cpp build (native/llama-threadpool/addon-generate.patch): one
+// The reply loop of our llama.cpp build (src/tools/llama-build/patches/addon-generate.patch): one
 // native worker decodes, samples and feeds each sampled token back, streaming tokens to JS,
 // instead of two async hops and a JS turn per token while the model waits. node-llama-cpp
 // has no public API for it, so this file is the one place that touches its internals (the

@@ -3,7 +3,7 @@
 
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
 import { cmakeOptionsToLoad } from "./fast-build";
-import { LLAMA_CPP_SDIST } from "../../llama-build/llama-cpp-source";
+import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;

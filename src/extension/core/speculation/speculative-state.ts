@@ -15,7 +15,8 @@
 // lookup index finds a match again, so a plain chat decodes as fast as without speculation.
 
 import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../engine";
-import { CapacityError, ConcurrentAccessError, EngineFailedError } from "../errors";
+import { CapacityError, EngineFailedError } from "../errors";
+import { ExclusiveAccess } from "../exclusive-access";
 import type { Drafter } from "./drafter";
 import type { DraftPolicy } from "./draft-policy";
 import { TokenMirror } from "./token-mirror";
@@ -34,7 +35,11 @@ interface MutableCounts {
 
 export class SpeculativeKvState implements KvState {
   private readonly mirror = new TokenMirror();
-  private busy = false;
+  private readonly access = new ExclusiveAccess("speculative state", undefined, (error) => {
+    // What the cache holds after a failure is what the backend says: keep the mirror true.
+    this.mirror.resync(this.inner.length);
+    return error;
+  });
   private running: ReplyRun | undefined;
 
   readonly generateReply: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
@@ -238,18 +243,8 @@ export class SpeculativeKvState implements KvState {
     if (this.mirror.length !== length) this.mirror.resync(length);
   }
 
-  private async tracked<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.busy) throw new ConcurrentAccessError();
-    this.busy = true;
-    try {
-      return await operation();
-    } catch (error) {
-      // What the cache holds after a failure is what the backend says: keep the mirror true.
-      this.mirror.resync(this.inner.length);
-      throw error;
-    } finally {
-      this.busy = false;
-    }
+  private tracked<T>(operation: () => Promise<T>): Promise<T> {
+    return this.access.run(operation);
   }
 }
 

@@ -2,7 +2,7 @@
 // the fuzzy scorer over the cached index.
 
 import { scorePath } from "../../core/context-ranking";
-import type { MentionOption } from "../../../webview/protocol";
+import type { MentionOption } from "../../../webview/protocol/messages";
 import type { WorkspaceFileIndex } from "./workspace-files";
 
 const KEYWORDS: readonly MentionOption[] = [

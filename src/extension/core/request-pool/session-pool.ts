@@ -1,0 +1,257 @@
+// Stateless requests served from stateful sessions. Each request carries a whole conversation
+// as tokens; the pool serves it from the session whose ledger shares the longest prefix with
+// it, rewound to that prefix (exact tail erase), so only the rest is prefilled. A few sessions
+// live at once (each one KV state); the least recently used one is parked — its cache written
+// to a snapshot, its ledger kept — so a conversation that comes back is restored, not
+// re-prefilled. Requests run one at a time, in order (one FIFO for the pool: they share the
+// engine's cores anyway, and a choice of session must see every ledger settled).
+
+import { join } from "node:path";
+import { mkdir, rm } from "node:fs/promises";
+import type { Engine, SamplingOptions } from "../engine";
+import { CancelledError, CapacityError } from "../errors";
+import { Session, type StopReason } from "../session";
+import { SessionQueue } from "../session-queue";
+import { speculationOf, type SpeculationStats } from "../stats";
+import { commonTokenPrefix } from "./token-prefix";
+
+export interface SessionPoolOptions {
+  /** Sessions (KV states) alive at once; more conversations are parked. */
+  readonly size: number;
+  /** Where parked sessions' caches are written. Without it a parked session keeps its ledger only and is re-prefilled when it comes back. */
+  readonly snapshotDir?: string;
+  /** Parked conversations kept (the oldest is forgotten, its snapshot deleted). Defaults to 4 × size. */
+  readonly maxParked?: number;
+  readonly prefillChunk?: number;
+  /**
+   * A session continues a request when it holds all of its own ledger but at most this many
+   * tokens: the re-tokenization of the reply the caller sends back can differ at its end.
+   */
+  readonly tailSlack?: number;
+  /** A shared prefix at least this long is worth taking a session over (parking what it held) rather than starting a fresh one. */
+  readonly minReuse?: number;
+}
+
+export interface PoolRequest {
+  readonly tokens: readonly number[];
+  readonly maxTokens: number;
+  readonly sampling: SamplingOptions;
+}
+
+export interface PoolReply {
+  /** The conversation (session) that served the request. */
+  readonly sessionId: string;
+  /** Request tokens the cache already held. */
+  readonly cached: number;
+  /** Request tokens evaluated for this request. */
+  readonly prefilled: number;
+  /** Tokens erased from the end of the session's cache because the request differs there. */
+  readonly rewound: number;
+  /** The session came back from being parked: from its snapshot, or by re-prefilling its ledger. */
+  readonly restored?: "snapshot" | "reprefill";
+  /** Another conversation was parked to make room (its id). */
+  readonly parked?: string;
+  readonly generated: number;
+  readonly stopReason: StopReason;
+  readonly position: number;
+  readonly capacity: number;
+  readonly speculation?: SpeculationStats;
+}
+
+export interface PoolView {
+  readonly live: ReadonlyArray<{ readonly id: string; readonly position: number }>;
+  readonly parked: ReadonlyArray<{ readonly id: string; readonly tokens: number; readonly snapshot: boolean }>;
+}
+
+interface Live {
+  id: string;
+  readonly session: Session;
+  lastUsed: number;
+  /** Tokens of the last request it served (what it holds before that reply). */
+  promptLength: number;
+}
+
+interface Parked {
+  readonly id: string;
+  readonly tokens: readonly number[];
+  readonly path?: string;
+  readonly promptLength: number;
+}
+
+interface Choice {
+  readonly entry: Live;
+  readonly restored?: "snapshot" | "reprefill";
+  readonly parked?: string;
+}
+
+export class SessionPool {
+  private readonly queue = new SessionQueue();
+  private readonly live: Live[] = [];
+  private readonly parkedList: Parked[] = [];
+  private clock = 0;
+  private nextId = 1;
+  private snapshotCount = 0;
+  private disposed = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly options: SessionPoolOptions,
+  ) {
+    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`pool size must be a positive integer, got ${options.size}`);
+  }
+
+  get capacity(): number {
+    return this.engine.info.capacity;
+  }
+
+  view(): PoolView {
+    return {
+      live: this.live.map((e) => ({ id: e.id, position: e.session.position })),
+      parked: this.parkedList.map((p) => ({ id: p.id, tokens: p.tokens.length, snapshot: p.path !== undefined })),
+    };
+  }
+
+  /** Serve one request; `onToken` sees each generated token in order. Rejects with CancelledError when stopped before the reply began. */
+  serve(request: PoolRequest, onToken: (token: number) => void, signal?: AbortSignal): Promise<PoolReply> {
+    if (signal?.aborted) return Promise.reject(new CancelledError());
+    return this.queue.enqueue("send", (queueSignal) => this.run(request, onToken, signal ? AbortSignal.any([signal, queueSignal]) : queueSignal));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.queue.dispose();
+    await Promise.all(this.live.splice(0).map((e) => e.session.dispose()));
+    await Promise.all(this.parkedList.splice(0).map((p) => this.forget(p)));
+  }
+
+  private async run(request: PoolRequest, onToken: (token: number) => void, signal: AbortSignal): Promise<PoolReply> {
+    const tokens = request.tokens;
+    const capacity = this.capacity;
+    if (tokens.length === 0) throw new RangeError("a request has at least one token");
+    if (tokens.length + 1 > capacity) throw new CapacityError(0, tokens.length, capacity);
+    if (signal.aborted) throw new CancelledError();
+    const choice = await this.choose(tokens);
+    const { entry } = choice;
+    const session = entry.session;
+    entry.lastUsed = ++this.clock;
+    const shared = commonTokenPrefix(session.tokens, tokens);
+    const rewound = session.position - shared;
+    if (rewound > 0) await session.rollback(shared);
+    const before = { ...session.counters };
+    await session.prefill(tokens.slice(shared), signal);
+    entry.promptLength = tokens.length;
+    let generated = 0;
+    const generator = session.generate({ maxTokens: Math.min(request.maxTokens, capacity - tokens.length), sampling: request.sampling }, signal);
+    let step = await generator.next();
+    while (!step.done) {
+      generated++;
+      onToken(step.value);
+      step = await generator.next();
+    }
+    const prefilled = session.counters.prefilled - before.prefilled;
+    return {
+      sessionId: entry.id,
+      cached: tokens.length - prefilled,
+      prefilled,
+      rewound,
+      restored: choice.restored,
+      parked: choice.parked,
+      generated,
+      stopReason: step.value,
+      position: session.position,
+      capacity,
+      speculation: speculationOf(before, session.counters),
+    };
+  }
+
+  private async choose(tokens: readonly number[]): Promise<Choice> {
+    const slack = this.options.tailSlack ?? 32;
+    // A request continues what a session holds when it holds all of its last request and all
+    // but the end of its reply (which the caller re-tokenizes), and the request adds to it. A
+    // request that only repeats a prefix (a regenerate, or another conversation that starts
+    // the same way) is a fork: the session's content is parked before it is rewound.
+    const continues = (held: readonly number[], promptLength: number, shared: number) =>
+      shared >= promptLength && shared >= held.length - slack && shared < tokens.length;
+    const ranked = this.live
+      .map((entry) => ({ entry, shared: commonTokenPrefix(entry.session.tokens, tokens) }))
+      .sort((a, b) => b.shared - a.shared || b.entry.lastUsed - a.entry.lastUsed);
+    const best = ranked[0];
+    // The conversation this session holds goes on.
+    if (best && continues(best.entry.session.tokens, best.entry.promptLength, best.shared)) return { entry: best.entry };
+
+    // A parked conversation comes back.
+    const parked = this.parkedList
+      .map((p) => ({ p, shared: commonTokenPrefix(p.tokens, tokens) }))
+      .filter(({ p, shared }) => continues(p.tokens, p.promptLength, shared))
+      .sort((a, b) => b.shared - a.shared)[0];
+    // (Preferred over forking a live session that shares only a few template tokens more.)
+    if (parked && parked.shared + slack >= (best?.shared ?? 0)) {
+      const slot = await this.freeSlot();
+      this.parkedList.splice(this.parkedList.indexOf(parked.p), 1);
+      await slot.entry.session.restore(parked.p.tokens);
+      const loaded = parked.p.path !== undefined && (await slot.entry.session.loadSnapshot(parked.p.path));
+      await this.forget(parked.p);
+      slot.entry.id = parked.p.id;
+      slot.entry.promptLength = parked.p.promptLength;
+      return { entry: slot.entry, restored: loaded ? "snapshot" : "reprefill", parked: slot.parked };
+    }
+
+    // A new conversation or a fork of one: take over the session that shares the most when
+    // that is worth it (what it held is parked, so it can come back), else a fresh one.
+    const minReuse = this.options.minReuse ?? 64;
+    const roomLeft = this.live.length < this.options.size;
+    const holdsAll = best !== undefined && best.shared === tokens.length; // a regenerate, or the same opening message
+    if (best && (best.shared >= minReuse || holdsAll || (!roomLeft && best.shared > 0))) {
+      const parkedId = await this.park(best.entry);
+      best.entry.id = this.newId();
+      return { entry: best.entry, parked: parkedId };
+    }
+    const slot = await this.freeSlot();
+    await slot.entry.session.reset();
+    return { entry: slot.entry, parked: slot.parked };
+  }
+
+  /** A session to use: a new one while there is room, else the least recently used one, parked first. */
+  private async freeSlot(): Promise<{ entry: Live; parked?: string }> {
+    if (this.live.length < this.options.size) {
+      const state = await this.engine.createState();
+      const entry: Live = { id: this.newId(), session: new Session(state, this.engine.tokenizer, this.options.prefillChunk ?? 128), lastUsed: 0, promptLength: 0 };
+      this.live.push(entry);
+      return { entry };
+    }
+    const lru = this.live.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
+    const parked = await this.park(lru);
+    await lru.session.reset();
+    lru.id = this.newId();
+    return { entry: lru, parked };
+  }
+
+  /** Keep what `entry` holds as a parked conversation (its cache as a snapshot where possible). */
+  private async park(entry: Live): Promise<string | undefined> {
+    const session = entry.session;
+    if (session.position === 0) return undefined;
+    let path: string | undefined;
+    if (this.options.snapshotDir) {
+      const candidate = join(this.options.snapshotDir, `pool-${entry.id}-${++this.snapshotCount}.kv`);
+      try {
+        await mkdir(this.options.snapshotDir, { recursive: true });
+        if ((await session.saveSnapshot(candidate)) !== undefined) path = candidate;
+      } catch {
+        // No snapshot: the conversation is re-prefilled if it comes back.
+      }
+    }
+    this.parkedList.push({ id: entry.id, tokens: [...session.tokens], path, promptLength: entry.promptLength });
+    const maxParked = this.options.maxParked ?? 4 * this.options.size;
+    while (this.parkedList.length > maxParked) await this.forget(this.parkedList.shift()!);
+    return entry.id;
+  }
+
+  private async forget(parked: Parked): Promise<void> {
+    if (parked.path) await rm(parked.path, { force: true }).catch(() => undefined);
+  }
+
+  private newId(): string {
+    return `s${this.nextId++}`;
+  }
+}

@@ -1,0 +1,129 @@
+// The models the provider offers: the ones this extension loads (the default model, downloaded
+// ones, statefulChat.modelPath) and the GGUFs the user already has in other tools' stores.
+// Each is described from its GGUF header (context size, template, tool support) without
+// loading it; headers are read once per file version.
+
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { createHash } from "node:crypto";
+import type * as vscode from "vscode";
+import { ChatTemplate } from "../../core/chat-template";
+import { templateRendersTools } from "../../core/tool-calls/tool-call-formats";
+import { discoverLocalModels, MODEL_SOURCE_LABELS } from "../../models/discovery";
+import { ggufFileTypeName, readGgufSummary, type GgufSummary } from "../../models/gguf-header";
+import { defaultModelCandidates, modelsFolder } from "../model-location";
+import type { ChatSettings } from "../settings";
+
+export interface CatalogModel {
+  /** Stable per file: a hash of its real path. */
+  readonly id: string;
+  readonly path: string;
+  readonly name: string;
+  /** Where it was found ("Stateful Chat", "Ollama", …). */
+  readonly origin: string;
+  readonly summary?: GgufSummary;
+  readonly toolCalling: boolean;
+}
+
+const summaries = new Map<string, { readonly mtimeMs: number; readonly summary?: GgufSummary; readonly tools: boolean }>();
+
+export function modelIdOf(path: string): string {
+  let real = path;
+  try {
+    real = realpathSync(path);
+  } catch {
+    // A missing file keeps its own path's id.
+  }
+  return createHash("sha256").update(real).digest("hex").slice(0, 16);
+}
+
+export async function catalogModels(context: vscode.ExtensionContext, settings: ChatSettings, log: vscode.LogOutputChannel): Promise<CatalogModel[]> {
+  const own = new Set<string>(defaultModelCandidates(context).filter((p) => existsSync(p)));
+  if (settings.modelPath && existsSync(settings.modelPath)) own.add(settings.modelPath);
+  const folder = modelsFolder(context);
+  if (existsSync(folder)) for (const name of readdirSync(folder)) if (/\.gguf$/i.test(name)) own.add(join(folder, name));
+
+  const found: Array<{ path: string; name: string; origin: string; summary?: GgufSummary }> = [...own].map((path) => ({
+    path,
+    name: basename(path).replace(/\.gguf$/i, ""),
+    origin: "Stateful Chat",
+  }));
+  const discovered = await discoverLocalModels();
+  for (const problem of discovered.problems) log.debug(`Model discovery: ${problem}`);
+  for (const model of discovered.models) found.push({ path: model.path, name: model.name, origin: MODEL_SOURCE_LABELS[model.source], summary: model.summary });
+
+  const seen = new Set<string>();
+  const models: CatalogModel[] = [];
+  for (const entry of found) {
+    if (!/\.gguf$/i.test(entry.path) && entry.origin === "Stateful Chat") continue;
+    const id = modelIdOf(entry.path);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const described = await describe(entry.path, entry.summary, log);
+    models.push({ id, path: entry.path, name: entry.name, origin: entry.origin, summary: described.summary, toolCalling: described.tools });
+  }
+  return models;
+}
+
+async function describe(path: string, known: GgufSummary | undefined, log: vscode.LogOutputChannel): Promise<{ summary?: GgufSummary; tools: boolean }> {
+  let mtimeMs = 0;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return { tools: false };
+  }
+  const cached = summaries.get(path);
+  if (cached && cached.mtimeMs === mtimeMs) return cached;
+  let summary = known;
+  if (!summary) {
+    try {
+      summary = await readGgufSummary(path);
+    } catch (error) {
+      log.warn(`Could not read the GGUF header of ${path}: ${String(error)}`);
+    }
+  }
+  let tools = false;
+  if (summary?.chatTemplate) {
+    try {
+      tools = templateRendersTools(new ChatTemplate(summary.chatTemplate));
+    } catch {
+      tools = false;
+    }
+  }
+  const entry = { mtimeMs, summary, tools };
+  summaries.set(path, entry);
+  return entry;
+}
+
+/** What VS Code's model picker shows for a model. */
+export function chatInformationOf(model: CatalogModel, settings: ChatSettings): vscode.LanguageModelChatInformation {
+  const capacity = Math.min(settings.contextSize, model.summary?.contextLength ?? settings.contextSize);
+  const maxOutputTokens = Math.min(settings.turn.maxTokens, Math.floor(capacity / 2));
+  return {
+    id: model.id,
+    name: model.name,
+    family: model.summary?.architecture ?? "gguf",
+    version: ggufFileTypeName(model.summary?.fileType) ?? "gguf",
+    detail: model.origin,
+    tooltip: `${model.path}\nStateful: each request is served from a cached session; only new tokens are prefilled.`,
+    maxInputTokens: capacity - maxOutputTokens,
+    maxOutputTokens,
+    capabilities: { toolCalling: model.toolCalling },
+  };
+}
+
+/** One model by its catalog id, or the model at a path (listed or not). */
+export async function catalogModelOf(
+  context: vscode.ExtensionContext,
+  settings: ChatSettings,
+  log: vscode.LogOutputChannel,
+  which: { readonly id: string } | { readonly path: string },
+): Promise<CatalogModel> {
+  if ("path" in which) {
+    const described = await describe(which.path, undefined, log);
+    return { id: modelIdOf(which.path), path: which.path, name: basename(which.path).replace(/\.gguf$/i, ""), origin: "Stateful Chat", summary: described.summary, toolCalling: described.tools };
+  }
+  const found = (await catalogModels(context, settings, log)).find((m) => m.id === which.id);
+  if (!found) throw new Error("Stateful Chat no longer offers this model; pick another one in the model picker.");
+  return found;
+}

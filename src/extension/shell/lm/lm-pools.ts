@@ -1,0 +1,163 @@
+// One session pool per model the provider serves, on the same shared engines (one engine
+// process per model) that panels use. A model unused for statefulChat.chatProvider.idleMinutes
+// is let go (its engine freed unless a panel holds it). Every request served is recorded for
+// the log, Show Session Stats and the tests.
+
+import { join } from "node:path";
+import * as vscode from "vscode";
+import { ChatTemplate } from "../../core/chat-template";
+import type { Tokenizer } from "../../core/engine";
+import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
+import { toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
+import type { EngineLease, EngineRegistry } from "../engine-registry";
+import { engineSettingsOf } from "../panel-helpers";
+import { IdleTracker } from "../../core/request-pool/idle-tracker";
+import { readProviderIdleMs, readProviderSessions, readSettings } from "../settings";
+import type { CatalogModel } from "./lm-catalog";
+
+export interface ModelPool {
+  readonly model: CatalogModel;
+  readonly pool: SessionPool;
+  readonly template: ChatTemplate;
+  readonly tokenizer: Tokenizer;
+  readonly toolFormat: ToolCallFormat;
+  readonly modelName: string;
+}
+
+/** One request the provider served: who served it and what it cost. */
+export interface ServedRequest extends PoolReply {
+  readonly model: string;
+  /** "chat" for VS Code's Chat and other extensions, "participant" for @stateful. */
+  readonly via: "lm" | "participant";
+  readonly requestTokens: number;
+  readonly toolCalls: number;
+  readonly ttftMs: number;
+  readonly decodeTokensPerSec: number;
+  readonly at: string;
+}
+
+const RECORDS_KEPT = 50;
+/** How often unused models are looked for. */
+const IDLE_SWEEP_MS = 60_000;
+
+interface Entry {
+  readonly key: string;
+  readonly ready: Promise<ModelPool>;
+  readonly held: { lease?: EngineLease };
+}
+
+export class ModelPools implements vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  readonly served: ServedRequest[] = [];
+  /** @stateful /reset commands run (the tests wait for one). */
+  resets = 0;
+  private readonly usage = new IdleTracker<string>();
+  private readonly sweep = setInterval(() => void this.releaseIdle(), IDLE_SWEEP_MS);
+
+  constructor(
+    private readonly registry: EngineRegistry,
+    private readonly storageDir: string,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.sweep.unref?.();
+  }
+
+  /** Runs `work` on the pool for `model` (loaded on first use); the model is in use meanwhile. */
+  async use<T>(model: CatalogModel, work: (target: ModelPool) => Promise<T>): Promise<T> {
+    this.usage.begin(model.id);
+    try {
+      return await work(await this.get(model));
+    } finally {
+      this.usage.end(model.id);
+    }
+  }
+
+  /** Lets go of the models unused for the idle time; resolves with their ids. */
+  async releaseIdle(idleMs = readProviderIdleMs()): Promise<string[]> {
+    const idle = this.usage.idle(idleMs).filter((id) => this.entries.has(id));
+    await Promise.all(
+      idle.map((id) => {
+        this.usage.forget(id);
+        this.log.info(`Chat provider: ${id} unused for ${Math.round(idleMs / 60_000)} min; its sessions are dropped and its engine released`);
+        return this.drop(id, this.entries.get(id)!);
+      }),
+    );
+    return idle;
+  }
+
+  /** The pool for `model`, loading its engine on first use (or after the engine settings changed). */
+  private get(model: CatalogModel): Promise<ModelPool> {
+    const settings = readSettings();
+    const key = JSON.stringify([model.path, readProviderSessions(), ...engineSettingsOf(settings)]);
+    const existing = this.entries.get(model.id);
+    if (existing && existing.key === key) return existing.ready;
+    if (existing) void this.drop(model.id, existing);
+    const held: Entry["held"] = {};
+    const entry: Entry = {
+      key,
+      held,
+      ready: (async () => {
+        const lease = await this.registry.acquire(model.path, settings);
+        held.lease = lease;
+        const engine = lease.loaded.engine;
+        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id) });
+        return {
+          model,
+          pool,
+          tokenizer: engine.tokenizer,
+          template: new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText }),
+          toolFormat: toolCallFormatOf(engine.chatTemplate),
+          modelName: engine.info.modelName,
+        };
+      })(),
+    };
+    this.entries.set(model.id, entry);
+    entry.ready.catch(() => this.entries.get(model.id) === entry && this.entries.delete(model.id));
+    return entry.ready;
+  }
+
+  record(request: ServedRequest): void {
+    this.served.push(request);
+    if (this.served.length > RECORDS_KEPT) this.served.shift();
+    const resumed = request.restored ? `, restored (${request.restored})` : "";
+    const parked = request.parked ? `, parked ${request.parked}` : "";
+    this.log.info(
+      `Chat provider (${request.via}): ${request.model} session ${request.sessionId}: ${request.cached} cached, ${request.prefilled} prefilled, ` +
+        `${request.rewound} rewound, ${request.generated} generated (${request.stopReason}), first token ${request.ttftMs} ms, ${request.decodeTokensPerSec} tok/s${request.toolCalls ? `, ${request.toolCalls} tool calls` : ""}${resumed}${parked}`,
+    );
+  }
+
+  /** Live and parked sessions per model, for Show Session Stats. */
+  async views(): Promise<Array<{ readonly model: string } & ReturnType<SessionPool["view"]>>> {
+    const out: Array<{ readonly model: string } & ReturnType<SessionPool["view"]>> = [];
+    for (const entry of this.entries.values()) {
+      const ready = await entry.ready.catch(() => undefined);
+      if (ready) out.push({ model: ready.modelName, ...ready.pool.view() });
+    }
+    return out;
+  }
+
+  dispose(): void {
+    clearInterval(this.sweep);
+    void this.releaseAll();
+  }
+
+  /**
+   * Let every model go: sessions disposed, engine leases released (an engine no panel uses is
+   * freed). The next request loads again. Resolves when all are released.
+   */
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.entries].map(([id, entry]) => this.drop(id, entry)));
+  }
+
+  private drop(id: string, entry: Entry): Promise<void> {
+    this.entries.delete(id);
+    return entry.ready.then(
+      async (ready) => {
+        await ready.pool.dispose();
+        entry.held.lease?.release();
+      },
+      () => undefined,
+    );
+  }
+}

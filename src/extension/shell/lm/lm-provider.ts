@@ -1,0 +1,100 @@
+// The Language Model Chat Provider (vendor `stateful-chat`): our models in VS Code's Chat
+// model picker and for any extension through vscode.lm. Requests are stateless (the whole
+// conversation each time); each is served from the cached session that already holds most
+// of it, so only the new tokens are prefilled.
+
+import * as vscode from "vscode";
+import { CancelledError, CapacityError, toStatefulChatError } from "../../core/errors";
+import { readSettings } from "../settings";
+import { catalogModels, chatInformationOf, type CatalogModel } from "./lm-catalog";
+import { messageText, requestMessagesOf, toolSpecsOf } from "./lm-messages";
+import type { ModelPools } from "./lm-pools";
+import { servedRecord, serveRequest } from "./serve-request";
+
+export const LM_VENDOR = "stateful-chat";
+
+export class StatefulChatModelProvider implements vscode.LanguageModelChatProvider {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
+  private known = new Map<string, CatalogModel>();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly pools: ModelPools,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The model list may have changed (settings, a download). */
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  async provideLanguageModelChatInformation(): Promise<vscode.LanguageModelChatInformation[]> {
+    const settings = readSettings();
+    const models = await catalogModels(this.context, settings, this.log);
+    this.known = new Map(models.map((m) => [m.id, m]));
+    return models.map((m) => chatInformationOf(m, settings));
+  }
+
+  async provideLanguageModelChatResponse(
+    info: vscode.LanguageModelChatInformation,
+    messages: readonly vscode.LanguageModelChatRequestMessage[],
+    options: vscode.ProvideLanguageModelChatResponseOptions,
+    progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
+    await this.pools.use(await this.modelOf(info), async (target) => {
+      const converted = requestMessagesOf(messages);
+      if (converted.skippedParts > 0) this.log.info(`Chat provider: ${converted.skippedParts} message parts (images or data) are not supported and were left out`);
+      const settings = readSettings();
+      const controller = new AbortController();
+      const cancel = token.onCancellationRequested(() => controller.abort());
+      try {
+        const served = await serveRequest(
+          target,
+          converted.messages,
+          toolSpecsOf(options.tools),
+          { maxTokens: Math.min(info.maxOutputTokens, numberOption(options.modelOptions, "maxTokens", info.maxOutputTokens)), sampling: { temperature: numberOption(options.modelOptions, "temperature", settings.turn.sampling.temperature) } },
+          {
+            text: (text) => progress.report(new vscode.LanguageModelTextPart(text)),
+            toolCall: (call) => progress.report(new vscode.LanguageModelToolCallPart(call.id, call.name, call.arguments)),
+          },
+          controller.signal,
+        );
+        this.pools.record(servedRecord(served, target.modelName, "lm"));
+      } catch (error) {
+        if (error instanceof CancelledError) return;
+        const failure = toStatefulChatError(error);
+        this.log.error(`Chat provider: ${failure.code}: ${failure.message}`);
+        if (failure instanceof CapacityError) {
+          // VS Code's Agent mode alone (instructions and tool schemas) can be larger than a small model's context.
+          throw new Error(
+            `This request is ${failure.requested.toLocaleString("en-US")} tokens, and ${info.name} holds ${failure.capacity.toLocaleString("en-US")} ` +
+              `(the smaller of statefulChat.contextSize and the model's own context). Pick a model with a larger context, raise statefulChat.contextSize, or ask @stateful, which sends only the conversation.`,
+          );
+        }
+        throw new Error(failure.message);
+      } finally {
+        cancel.dispose();
+      }
+    });
+  }
+
+  async provideTokenCount(info: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
+    const plain = typeof text === "string" ? text : messageText(text);
+    return this.pools.use(await this.modelOf(info), async (target) => target.tokenizer.encode(plain, { specials: false }).length);
+  }
+
+  private async modelOf(info: vscode.LanguageModelChatInformation): Promise<CatalogModel> {
+    if (!this.known.has(info.id)) await this.provideLanguageModelChatInformation();
+    const model = this.known.get(info.id);
+    if (!model) throw new Error(`Stateful Chat no longer offers the model ${info.name}; pick another one.`);
+    return model;
+  }
+}
+
+/** A caller's model option (e.g. `temperature`) when it is a usable number, else the default. */
+function numberOption(options: { readonly [name: string]: unknown } | undefined, name: string, fallback: number): number {
+  const value = options?.[name];
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
+}

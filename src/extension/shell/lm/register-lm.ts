@@ -1,0 +1,27 @@
+// VS Code's Chat: the model provider (and, with it, the @stateful participant) wired into the
+// extension. Both serve from the same per-model session pools.
+
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { EngineRegistry } from "../engine-registry";
+import { SETTINGS_SECTION } from "../settings";
+import { ModelPools } from "./lm-pools";
+import { LM_VENDOR, StatefulChatModelProvider } from "./lm-provider";
+import { registerStatefulParticipant } from "./stateful-participant";
+
+export function registerLanguageModelFeatures(context: vscode.ExtensionContext, registry: EngineRegistry, log: vscode.LogOutputChannel): ModelPools {
+  const pools = new ModelPools(registry, join(context.globalStorageUri.fsPath, "chat-provider-sessions"), log);
+  const provider = new StatefulChatModelProvider(context, pools, log);
+  context.subscriptions.push(
+    pools,
+    vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
+    registerStatefulParticipant(context, pools, log),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(SETTINGS_SECTION)) provider.refresh();
+    }),
+  );
+  // VS Code resolves a provider's models on a selector or on this event; the Chat view's picker
+  // only lists resolved ones, so tell it now.
+  provider.refresh();
+  return pools;
+}

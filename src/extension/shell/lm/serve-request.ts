@@ -1,0 +1,94 @@
+// One request through a model's pool: render it, serve it from the best cached session, and
+// stream the reply back as text and tool calls. Shared by the provider and @stateful.
+
+import type { SamplingOptions } from "../../core/engine";
+import { renderRequest, type RequestMessage, type ToolCall, type ToolSpec } from "../../core/request-pool/request-messages";
+import type { PoolReply } from "../../core/request-pool/session-pool";
+import { StreamDecoder } from "../../core/stream-decoder";
+import { ToolCallStream, type ReplyPart } from "../../core/tool-calls/tool-call-stream";
+import type { ModelPool, ServedRequest } from "./lm-pools";
+
+export interface ReplySink {
+  text(text: string): void;
+  toolCall(call: ToolCall): void;
+}
+
+export interface ServedReply {
+  readonly reply: PoolReply;
+  readonly requestTokens: number;
+  readonly text: string;
+  readonly toolCalls: number;
+  /** From the request to its first generated token (queueing, restore, prefill). */
+  readonly ttftMs: number;
+  /** Generated tokens after the first, per second. */
+  readonly decodeTokensPerSec: number;
+}
+
+export async function serveRequest(
+  target: ModelPool,
+  messages: readonly RequestMessage[],
+  tools: readonly ToolSpec[],
+  options: { readonly maxTokens: number; readonly sampling: SamplingOptions },
+  sink: ReplySink,
+  signal: AbortSignal,
+): Promise<ServedReply> {
+  const { tokens } = renderRequest(target.template, target.tokenizer, messages, tools);
+  const decoder = new StreamDecoder(target.tokenizer);
+  // Without tools nothing is a call: the text streams as it comes.
+  const calls = tools.length > 0 ? new ToolCallStream(target.toolFormat, () => `call_${Date.now().toString(36)}_${++callCount}`) : undefined;
+  let text = "";
+  let toolCalls = 0;
+  const emit = (parts: ReplyPart[]) => {
+    for (const part of parts) {
+      if (part.kind === "text") {
+        text += part.text;
+        sink.text(part.text);
+      } else {
+        toolCalls++;
+        sink.toolCall(part.call);
+      }
+    }
+  };
+  const push = (piece: string) => {
+    if (!piece) return;
+    if (calls) emit(calls.push(piece));
+    else emit([{ kind: "text", text: piece }]);
+  };
+  const started = performance.now();
+  let firstAt: number | undefined;
+  const reply = await target.pool.serve(
+    { tokens, ...options },
+    (token) => {
+      firstAt ??= performance.now();
+      push(decoder.push(token));
+    },
+    signal,
+  );
+  const ended = performance.now();
+  push(decoder.flush());
+  if (calls) emit(calls.end());
+  const decodeSeconds = firstAt === undefined ? 0 : (ended - firstAt) / 1000;
+  return {
+    reply,
+    requestTokens: tokens.length,
+    text,
+    toolCalls,
+    ttftMs: Math.round((firstAt ?? ended) - started),
+    decodeTokensPerSec: decodeSeconds > 0 && reply.generated > 1 ? Math.round(((reply.generated - 1) / decodeSeconds) * 10) / 10 : 0,
+  };
+}
+
+let callCount = 0;
+
+export function servedRecord(served: ServedReply, model: string, via: ServedRequest["via"]): ServedRequest {
+  return {
+    ...served.reply,
+    model,
+    via,
+    requestTokens: served.requestTokens,
+    toolCalls: served.toolCalls,
+    ttftMs: served.ttftMs,
+    decodeTokensPerSec: served.decodeTokensPerSec,
+    at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,64 @@
+// The remote backend's API key, in VS Code's SecretStorage (never in settings.json), one per
+// server origin: a key set for one server is never sent to another one configured later
+// (and the remote backend sends it to that origin only, redirects included). The command
+// *Stateful Chat: Set Server API Key…* sets or removes the key of the configured server.
+
+import * as vscode from "vscode";
+import { readSettings, SETTINGS_SECTION } from "./settings";
+
+const SECRET_PREFIX = "statefulChat.serverApiKey:";
+
+/** The origin of a server URL, or undefined when it is not an http(s) URL. */
+export function serverOrigin(url: string): string | undefined {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ServerSecrets {
+  constructor(private readonly storage: vscode.SecretStorage) {}
+
+  /** The key stored for `url`'s origin. */
+  async get(url: string): Promise<string | undefined> {
+    const origin = serverOrigin(url);
+    return origin ? ((await this.storage.get(SECRET_PREFIX + origin)) ?? undefined) : undefined;
+  }
+
+  async set(url: string, key: string): Promise<void> {
+    const origin = serverOrigin(url);
+    if (!origin) throw new Error(`not an http(s) URL: ${url}`);
+    if (key) await this.storage.store(SECRET_PREFIX + origin, key);
+    else await this.storage.delete(SECRET_PREFIX + origin);
+  }
+
+  /** Reads the key of `url`'s origin on every call: a key set later applies to the next request. */
+  reader(url: string): () => Promise<string | undefined> {
+    return () => this.get(url);
+  }
+}
+
+export function registerServerSecretCommands(context: vscode.ExtensionContext, secrets: ServerSecrets): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("statefulChat.setServerApiKey", async () => {
+      const url = readSettings().server.url;
+      const origin = serverOrigin(url);
+      if (!origin) {
+        const choice = await vscode.window.showWarningMessage("Set the server's URL first (statefulChat.server.url, e.g. http://gpu-box:8080).", "Open Settings");
+        if (choice) await vscode.commands.executeCommand("workbench.action.openSettings", `${SETTINGS_SECTION}.server`);
+        return;
+      }
+      const key = await vscode.window.showInputBox({
+        title: `API key for ${origin}`,
+        prompt: `Kept in VS Code's secret storage and sent only to ${origin}. Leave empty to remove the stored key.`,
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (key === undefined) return;
+      await secrets.set(url, key.trim());
+      void vscode.window.showInformationMessage(key.trim() ? `Stateful Chat: API key stored for ${origin}.` : `Stateful Chat: API key for ${origin} removed.`);
+    }),
+  );
+}

@@ -1,0 +1,31 @@
+// User settings for the code-server profile. The installed VSIX has no .cache of its own,
+// so the model path must point at the repo's fetched default model.
+
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export function writeUserSettings(userDataDir: string, settings: Readonly<Record<string, unknown>>): string {
+  const dir = join(userDataDir, "User");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "settings.json");
+  let existing: Record<string, unknown> = {};
+  try {
+    existing = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    // none yet, or hand-edited with comments: ours win
+  }
+  writeFileSync(file, `${JSON.stringify({ ...existing, ...settings }, null, 2)}\n`);
+  return file;
+}
+
+/** What every run wants: no welcome page, no trust prompt, the Chat view usable offline, and the model to load. */
+export function defaultSettings(modelPath: string | undefined): Record<string, unknown> {
+  return {
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    // VS Code's own Chat view without a GitHub sign-in, so our models and @stateful work there offline.
+    "chat.allowAnonymousAccess": true,
+    ...(modelPath ? { "statefulChat.modelPath": modelPath } : {}),
+  };
+}

