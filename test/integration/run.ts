@@ -13,6 +13,7 @@ import { log, provision } from "./harness/provision";
 import { makeWorkspace } from "./harness/scratch-workspace";
 import { compileSuite } from "./compile-suite";
 import { fixtureModel } from "../support/fixture-models";
+import { DESKTOP_SAVE_SETTINGS } from "../support/workbench-settings";
 import { runInExtensionHost } from "./smoke-driver";
 
 /**
@@ -31,7 +32,7 @@ async function main(): Promise<number> {
   const testsPath = await compileSuite(paths.repo);
   const scratch = prepareScratch(paths.runs, process.env.STATEFUL_CHAT_SCRATCH_NAME ?? "integration", true);
   const folder = makeWorkspace(scratch.root);
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...TEST_MODEL_SETTINGS });
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...DESKTOP_SAVE_SETTINGS, ...TEST_MODEL_SETTINGS });
   const report = join(scratch.root, "mocha-report.txt");
   log(`setup took ${Math.round((Date.now() - setupStarted) / 1000)} s`);
 

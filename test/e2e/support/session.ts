@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { installExtension, startCodeServer, type RunningCodeServer } from "../../../src/tools/launcher/code-server";
 import { prepareScratch } from "../../../src/tools/launcher/scratch";
 import { defaultSettings, writeUserSettings } from "../../../src/tools/launcher/user-settings";
+import { DESKTOP_SAVE_SETTINGS } from "../../support/workbench-settings";
 import { packageVsix } from "../../../src/tools/launcher/vsix";
 import { launchBrowser, type Browser } from "../../integration/harness/browser";
 import { log, provision } from "../../integration/harness/provision";
@@ -46,6 +47,7 @@ export async function startE2ESession(name: string, settings: Record<string, unk
   writeUserSettings(scratch.userDataDir, {
     ...defaultSettings(modelPath),
     ...QUIET_WORKBENCH,
+    ...DESKTOP_SAVE_SETTINGS,
     "statefulChat.maxNewTokens": 256,
     "statefulChat.threads": 1,
     ...settings,
