@@ -13,12 +13,10 @@ import type { SamplingOptions } from "../../core/engine";
 import { CancelledError, ServerUnreachableError } from "../../core/errors";
 import type { CompletionEvents, CompletionRequest, CompletionResult, Retokenize, ServerDialect, ServerInfo } from "./dialect";
 import type { ServerConnection } from "./http";
-import { serverMessageOf } from "./http";
-import { sseEvents } from "./sse";
+import { isObject, jsonEvents, streamEnded } from "./json-events";
 
 const DESCRIBE_TIMEOUT_MS = 15_000;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isTokenList = (v: unknown): v is number[] => Array.isArray(v) && v.every(isCount);
 
@@ -92,42 +90,26 @@ export class LlamaServerDialect implements ServerDialect {
       },
     });
     events.onStarted?.();
-    if (!response.body) throw new ServerUnreachableError(`${this.connection.origin}/completion sent no stream`);
     let streamed = 0;
-    try {
-      for await (const { data } of sseEvents(response.body)) {
-        if (data === "[DONE]") break;
-        let event: unknown;
-        try {
-          event = JSON.parse(data);
-        } catch {
-          throw new ServerUnreachableError(`The inference server sent a malformed event: ${data.slice(0, 200)}`);
-        }
-        if (!isObject(event)) continue;
-        if (event.error !== undefined) throw new ServerUnreachableError(`The inference server failed during the reply: ${serverMessageOf(JSON.stringify(event))}`);
-        const tokens = isTokenList(event.tokens) ? event.tokens : [];
-        const predicted = isCount(event.tokens_predicted) ? event.tokens_predicted : undefined;
-        if (event.stop === true) {
-          const timings = isObject(event.timings) ? event.timings : {};
-          return {
-            cached: isCount(timings.cache_n) ? timings.cache_n : undefined,
-            slot: isCount(event.id_slot) ? event.id_slot : undefined,
-            stop: typeof event.stop_type === "string" ? event.stop_type : undefined,
-          };
-        }
-        if (tokens.length === 0) continue;
-        const skipped = predicted === undefined ? 0 : predicted - streamed - tokens.length;
-        const ids = skipped > 0 ? this.withSkipped(tokens, typeof event.content === "string" ? event.content : "") : tokens;
-        streamed = predicted ?? streamed + tokens.length;
-        events.onTokens(ids);
+    for await (const event of jsonEvents(response, this.connection, signal, "completion")) {
+      const tokens = isTokenList(event.tokens) ? event.tokens : [];
+      const predicted = isCount(event.tokens_predicted) ? event.tokens_predicted : undefined;
+      if (event.stop === true) {
+        const timings = isObject(event.timings) ? event.timings : {};
+        return {
+          cached: isCount(timings.cache_n) ? timings.cache_n : undefined,
+          slot: isCount(event.id_slot) ? event.id_slot : undefined,
+          stop: typeof event.stop_type === "string" ? event.stop_type : undefined,
+        };
       }
-    } catch (error) {
-      if (signal.aborted) throw new CancelledError();
-      if (error instanceof ServerUnreachableError) throw error;
-      throw new ServerUnreachableError(`The connection to the inference server at ${this.connection.origin} broke during the reply (${describe(error)}): the server stopped or restarted, or the network dropped.`, { cause: error });
+      if (tokens.length === 0) continue;
+      const skipped = predicted === undefined ? 0 : predicted - streamed - tokens.length;
+      const ids = skipped > 0 ? this.withSkipped(tokens, typeof event.content === "string" ? event.content : "") : tokens;
+      streamed = predicted ?? streamed + tokens.length;
+      events.onTokens(ids);
     }
     if (signal.aborted) throw new CancelledError();
-    throw new ServerUnreachableError(`The inference server at ${this.connection.origin} ended the stream before the reply was complete (it stopped or restarted).`);
+    throw streamEnded(this.connection);
   }
 
   /**
@@ -141,9 +123,4 @@ export class LlamaServerDialect implements ServerDialect {
     const rebuilt = content ? this.retokenize(content) : [];
     return rebuilt.length > 0 ? rebuilt : [...tokens];
   }
-}
-
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  return cause?.code ?? (error instanceof Error ? error.message : String(error));
 }

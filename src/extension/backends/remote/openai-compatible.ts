@@ -11,14 +11,12 @@
 //   `meta_info.cached_tokens` (RadixAttention's reuse). `/v1/models` for the context.
 
 import type { SamplingOptions } from "../../core/engine";
-import { CancelledError, ServerUnreachableError } from "../../core/errors";
+import { ServerUnreachableError } from "../../core/errors";
 import type { CompletionEvents, CompletionRequest, CompletionResult, ServerDialect, ServerInfo } from "./dialect";
 import type { ServerConnection } from "./http";
-import { serverMessageOf } from "./http";
-import { sseEvents } from "./sse";
+import { isObject, jsonEvents, streamEnded, type JsonEventStream } from "./json-events";
 
 const DESCRIBE_TIMEOUT_MS = 15_000;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isTokenList = (v: unknown): v is number[] => Array.isArray(v) && v.every(isCount);
 
@@ -42,36 +40,6 @@ function openAiSampling(sample: SamplingOptions): Record<string, unknown> {
     top_k: sample.topK ?? -1,
     ...(sample.seed !== undefined ? { seed: sample.seed } : {}),
   };
-}
-
-async function* jsonEvents(response: Response, connection: ServerConnection, signal: AbortSignal): AsyncGenerator<Record<string, unknown>, "done" | "ended", void> {
-  if (!response.body) throw new ServerUnreachableError(`${connection.origin} sent no stream`);
-  try {
-    for await (const { data } of sseEvents(response.body)) {
-      if (data === "[DONE]") return "done";
-      let event: unknown;
-      try {
-        event = JSON.parse(data);
-      } catch {
-        throw new ServerUnreachableError(`The inference server sent a malformed event: ${data.slice(0, 200)}`);
-      }
-      if (!isObject(event)) continue;
-      if (event.error !== undefined || event.object === "error") {
-        throw new ServerUnreachableError(`The inference server failed during the reply: ${serverMessageOf(JSON.stringify(event))}`);
-      }
-      yield event;
-    }
-  } catch (error) {
-    if (signal.aborted) throw new CancelledError();
-    if (error instanceof ServerUnreachableError) throw error;
-    throw new ServerUnreachableError(`The connection to the inference server at ${connection.origin} broke during the reply: the server stopped or restarted, or the network dropped.`, { cause: error });
-  }
-  if (signal.aborted) throw new CancelledError();
-  return "ended";
-}
-
-function streamEnded(connection: ServerConnection): ServerUnreachableError {
-  return new ServerUnreachableError(`The inference server at ${connection.origin} ended the stream before the reply was complete (it stopped or restarted).`);
 }
 
 export class VllmDialect implements ServerDialect {
@@ -133,7 +101,7 @@ interface StreamEvent {
 
 /** The stream of a completion, read to its end: ids passed on as they come, the last cache count and finish reason kept. */
 async function readCompletionStream(
-  stream: ReturnType<typeof jsonEvents>,
+  stream: JsonEventStream,
   connection: ServerConnection,
   events: CompletionEvents,
   read: (event: Record<string, unknown>) => StreamEvent,
