@@ -6,10 +6,10 @@
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { ensureLlamaServer } from "../../src/tools/peer-bench/llama-server-binary";
 import { defaultModelFile, repoRoot } from "../support/default-model";
+import { freePort } from "../../src/tools/launcher/free-port";
 
 export interface TestServerOptions {
   readonly modelPath: string;
@@ -22,17 +22,6 @@ export interface TestServerOptions {
 
 export async function llamaServerBinary(): Promise<string> {
   return (await ensureLlamaServer(join(repoRoot, ".cache", "peer"))).path;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 export class TestLlamaServer {

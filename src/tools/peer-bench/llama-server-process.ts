@@ -2,8 +2,8 @@
 // process group, ready when /health answers 200, stopped by killing the group.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { PeerUnavailableError } from "./llama-server-binary";
+import { freePort } from "../launcher/free-port";
 
 export interface LlamaServerOptions {
   readonly binary: string;
@@ -14,17 +14,6 @@ export interface LlamaServerOptions {
   readonly slots: number;
   /** Appended to the command line (speculative decoding: `--spec-type`, `-md`, …). */
   readonly extraArgs?: readonly string[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 export class LlamaServerProcess {
