@@ -21,7 +21,7 @@ export interface StatefulChatApi {
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
-  const serverSecrets = new ServerSecrets(context.secrets);
+  const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
   const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
   const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"));
   const manager = new PanelManager(context, registry, store, log);

@@ -4,6 +4,7 @@
 // *Stateful Chat: Set Server API Key…* sets or removes the key of the configured server.
 
 import * as vscode from "vscode";
+import { PlainHttpKeyConsent, type PlainHttpAnswer } from "./plain-http-consent";
 import { readSettings, SETTINGS_SECTION } from "./settings";
 
 const SECRET_PREFIX = "statefulChat.serverApiKey:";
@@ -18,8 +19,35 @@ export function serverOrigin(url: string): string | undefined {
   }
 }
 
+const CONSENT_PREFIX = "statefulChat.plainHttpKey:";
+
+async function askPlainHttp(origin: string): Promise<PlainHttpAnswer | undefined> {
+  const send = "Send Over HTTP";
+  const dontSend = "Don't Send";
+  const choice = await vscode.window.showWarningMessage(
+    `Stateful Chat: ${origin} is plain http:// on another machine. The API key would travel unencrypted, readable by anyone on the network path. Use an https:// URL if the server offers one.`,
+    { modal: true },
+    send,
+    dontSend,
+  );
+  return choice === send ? "send" : choice === dontSend ? "dontSend" : undefined;
+}
+
 export class ServerSecrets {
-  constructor(private readonly storage: vscode.SecretStorage) {}
+  private readonly consent: PlainHttpKeyConsent;
+
+  constructor(
+    private readonly storage: vscode.SecretStorage,
+    memory: vscode.Memento,
+  ) {
+    this.consent = new PlainHttpKeyConsent(
+      {
+        get: (origin) => memory.get<PlainHttpAnswer>(CONSENT_PREFIX + origin),
+        set: async (origin, answer) => memory.update(CONSENT_PREFIX + origin, answer),
+      },
+      askPlainHttp,
+    );
+  }
 
   /** The key stored for `url`'s origin. */
   async get(url: string): Promise<string | undefined> {
@@ -34,9 +62,17 @@ export class ServerSecrets {
     else await this.storage.delete(SECRET_PREFIX + origin);
   }
 
-  /** Reads the key of `url`'s origin on every call: a key set later applies to the next request. */
+  /**
+   * Reads the key of `url`'s origin on every call: a key set later applies to the next request.
+   * Over plain http to another host the user is asked once per origin whether to send it.
+   */
   reader(url: string): () => Promise<string | undefined> {
-    return () => this.get(url);
+    return async () => {
+      const key = await this.get(url);
+      const origin = serverOrigin(url);
+      if (!key || !origin) return key;
+      return (await this.consent.maySend(origin)) ? key : undefined;
+    };
   }
 }
 
