@@ -23,6 +23,12 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Give up waiting for /healthz after this long. Defaults to 120 s (2 shared cores). */
   readonly readyTimeoutMs?: number;
+  /**
+   * A password for the workbench (code-server's `--auth password`, passed in its environment,
+   * never on the command line where `ps` shows it). Absent: `--auth none`, which only the
+   * tests use: on a shared host any local user reaching 127.0.0.1 would get a shell.
+   */
+  readonly password?: string;
 }
 
 export interface RunningCodeServer {
@@ -78,7 +84,7 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     "--bind-addr",
     `127.0.0.1:${port}`,
     "--auth",
-    "none",
+    options.password === undefined ? "none" : "password",
     ...profileArgs(options.scratch),
     "--disable-telemetry",
     "--disable-update-check",
@@ -90,7 +96,7 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
   ];
   // detached: a new process group whose id is the child's pid.
   const child = spawn(options.toolchain.node, args, {
-    env: serverEnv(options.scratch, options.env),
+    env: serverEnv(options.scratch, { ...options.env, ...(options.password === undefined ? {} : { PASSWORD: options.password }) }),
     stdio: ["ignore", out, out],
     detached: true,
   });

@@ -2,6 +2,7 @@
 // this extension installed from a freshly packaged VSIX and the default model configured.
 // Stays in the foreground; Ctrl+C stops code-server's whole process group.
 
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defaultModelPath } from "../../extension/models/default-model";
@@ -40,8 +41,11 @@ async function main(): Promise<void> {
   // The installed copy has no .cache/models of its own: point it at the repo's model.
   writeUserSettings(scratch.userDataDir, defaultSettings(process.env.STATEFUL_CHAT_MODEL ?? defaultModelPath(paths.repo)));
 
-  const server = await startCodeServer({ toolchain, scratch, folder, port: args.port });
+  // A password, not `--auth none`: 127.0.0.1 is reachable by every local user of a shared host.
+  const password = process.env.STATEFUL_CHAT_PASSWORD || randomBytes(12).toString("base64url");
+  const server = await startCodeServer({ toolchain, scratch, folder, port: args.port, password });
   log(`Open ${server.url()}`);
+  log(`Password: ${password} (set STATEFUL_CHAT_PASSWORD to choose your own)`);
   log(`(code-server log: ${server.logFile}; Ctrl+C to stop)`);
 
   let stopping = false;
