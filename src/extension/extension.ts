@@ -12,6 +12,7 @@ import { registerModelCommands } from "./shell/model-commands";
 import { PanelManager } from "./shell/panel-manager";
 import { createTestingApi, type TestingApi } from "./shell/testing-api";
 import { TranscriptStore } from "./shell/transcript-store";
+import { readHistoryMaxConversations } from "./shell/settings";
 
 export interface StatefulChatApi {
   /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */
@@ -23,7 +24,7 @@ export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
   const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
   const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
-  const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"));
+  const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"), { maxConversations: readHistoryMaxConversations });
   const manager = new PanelManager(context, registry, store, log);
   context.subscriptions.push(log, stats, registry, manager);
   const pools = registerLanguageModelFeatures(context, registry, log);

@@ -1,5 +1,5 @@
-// What Apply says on a code block: "Applying…" (with Cancel), applied (review the diff, Keep
-// or Undo in its title), kept, undone, or why nothing changed (with Fast Apply when the
+// What Apply says on a code block: "Applying…" (with Stop), applied (review the diff, Keep
+// or Undo in its title), kept, undone, reverted (the editor's undo after Keep), or why nothing changed (with Fast Apply when the
 // model may still merge it). And Apply All, on a reply whose blocks name several files.
 import "./styles/apply.css";
 import { codeBlocksOf, namedFiles } from "../extension/core/apply/code-blocks";
@@ -18,6 +18,7 @@ const ICONS: Record<ApplyState, string> = {
   cancelled: "circle-slash",
   kept: "check",
   undone: "discard",
+  reverted: "discard",
 };
 
 /** Shows the host's word on a block of a reply. */
@@ -40,7 +41,7 @@ function render(block: Element, state: ApplyState, text: string, offerFast: bool
   }
   status.setAttribute("data-state", state);
   const parts: (Node | string)[] = [icon(ICONS[state], state === "working" ? "codicon-modifier-spin" : ""), el("span", { class: "apply-message" }, text)];
-  if (state === "working") parts.push(iconButton("debug-stop", "Stop applying", "apply-cancel"));
+  if (state === "working") parts.push(iconButton("debug-stop", "Stop applying", "apply-cancel", "Stop"));
   if (offerFast) parts.push(iconButton("sparkle", "Fast Apply: let the model merge the block", "apply-fast", "Fast Apply"));
   status.replaceChildren(...parts);
 }

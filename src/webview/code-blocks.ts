@@ -11,23 +11,23 @@ export function decorateCodeBlocks(root: ParentNode): void {
   for (const pre of Array.from(root.querySelectorAll("pre"))) {
     if (pre.parentElement?.classList.contains("code-block")) continue;
     const language = pre.getAttribute("data-language") ?? "";
-    const toolbar = el(
-      "div",
-      { class: "code-toolbar" },
-      el("span", { class: "code-language" }, language),
-      actionButton("copy", "Copy", "copy-code"),
-      actionButton("insert", "Insert at Cursor", "insert-code"),
-      actionButton("git-pull-request-go-to-changes", "Apply to the Workspace", "apply-code"),
-    );
+    const toolbar = el("div", { class: "code-toolbar" }, el("span", { class: "code-language" }, language), ...CODE_BLOCK_ACTIONS.map(actionButton));
     const block = el("div", { class: "code-block" });
     pre.replaceWith(block);
     block.append(toolbar, pre);
   }
 }
 
-function actionButton(codicon: string, label: string, testId: string): HTMLButtonElement {
-  const button = el("button", { type: "button", class: "icon-button", title: label, "aria-label": label, "data-testid": testId });
-  button.append(icon(codicon));
+/** A code block's buttons: a codicon and a word on each (the tooltip and accessible name say more). */
+export const CODE_BLOCK_ACTIONS = [
+  { testId: "copy-code", codicon: "copy", text: "Copy", label: "Copy" },
+  { testId: "insert-code", codicon: "insert", text: "Insert", label: "Insert at Cursor" },
+  { testId: "apply-code", codicon: "git-pull-request-go-to-changes", text: "Apply", label: "Apply to the Workspace" },
+] as const;
+
+function actionButton(action: (typeof CODE_BLOCK_ACTIONS)[number]): HTMLButtonElement {
+  const button = el("button", { type: "button", class: "toolbar-button", title: action.label, "aria-label": action.label, "data-testid": action.testId });
+  button.append(icon(action.codicon), el("span", { class: "button-label" }, action.text));
   return button;
 }
 
@@ -83,7 +83,12 @@ function rawCode(block: Element | null): string | undefined {
 // Brief "check" feedback, like VS Code's own copy buttons.
 function flashCopied(button: Element): void {
   const glyph = button.querySelector(".codicon");
+  const label = button.querySelector(".button-label");
   if (!glyph) return;
   glyph.classList.replace("codicon-copy", "codicon-check");
-  setTimeout(() => glyph.classList.replace("codicon-check", "codicon-copy"), 1200);
+  if (label) label.textContent = "Copied";
+  setTimeout(() => {
+    glyph.classList.replace("codicon-check", "codicon-copy");
+    if (label) label.textContent = "Copy";
+  }, 1200);
 }

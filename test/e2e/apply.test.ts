@@ -1,7 +1,8 @@
 // Apply as a user does it, in code-server + Chromium with the extension installed from its
 // VSIX and the real default model: with hello.ts open, a real turn's reply holds a code block;
 // its Apply button changes hello.ts (the question's file) and opens the diff editor; Keep in
-// the diff editor's title leaves the file changed on disk; Ctrl+Z in the file restores it.
+// the diff editor's title leaves the file changed on disk; Ctrl+Z in the file restores it, and
+// the block says so.
 
 import * as assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -91,6 +92,9 @@ describe("Apply in the workbench", { timeout: 20 * 60_000 }, () => {
     await page.keyboard.press("Control+Z");
     await editor.locator(".view-lines", { hasText: "Hello, " }).waitFor({ timeout: 30_000 });
     assert.doesNotMatch((await editor.locator(".view-lines").textContent()) ?? "", /Hi, /);
+    // ...and the block follows: no longer "Kept".
+    await poll("the block's state", () => status.getAttribute("data-state", { timeout: 5_000 }).catch(() => null), (s) => s === "reverted", 30_000);
+    assert.match((await status.textContent()) ?? "", /Reverted in the editor after Keep/);
     await shot("4-undone");
   }
 });

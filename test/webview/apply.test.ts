@@ -1,7 +1,8 @@
 // Apply on the chat's code blocks, in the real bundle: an Apply button beside Copy and Insert
-// on every block of the answer (none while the reply streams), posting the reply, the block's
-// position and its code; Apply All on a reply whose blocks name several files; the host's
-// word shown on the block, with Cancel while it works and Fast Apply when it is offered.
+// on every block of the answer (none while the reply streams), each with its word beside its
+// icon, posting the reply, the block's position and its code; Apply All on a reply whose
+// blocks name several files; the host's word shown on the block (reverted after an undo that
+// followed Keep), with Stop while it works and Fast Apply when it is offered.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { init, WebviewHarness, type ChatPage } from "./harness";
@@ -54,7 +55,26 @@ describe("webview Apply", () => {
     assert.equal(await status.getByTestId("apply-cancel").count(), 0);
     await chat.push({ type: "applyState", entryId: "a1", block: 1, state: "kept", message: "Kept in src/other.ts." });
     assert.equal(await status.getAttribute("data-state"), "kept");
+    // The editor's undo after Keep: the block says so (the host follows the document).
+    await chat.push({ type: "applyState", entryId: "a1", block: 1, state: "reverted", message: "Reverted in the editor after Keep: src/other.ts has its text from before Apply again." });
+    assert.equal(await status.getAttribute("data-state"), "reverted");
+    assert.match((await status.textContent()) ?? "", /^Reverted in the editor/);
     assert.equal(await blocks.nth(0).getByTestId("apply-status").count(), 0, "the other block says nothing");
+  });
+
+  it("a code block's buttons say what they do in words beside their icons, and Stop does too", async () => {
+    chat = await harness.open();
+    await chat.push(init([{ id: "a1", role: "assistant", text: REPLY, status: "complete" }]));
+    const block = chat.entry("a1").locator(".code-block").nth(0);
+    for (const [testId, word, icon] of [["copy-code", "Copy", "copy"], ["insert-code", "Insert", "insert"], ["apply-code", "Apply", "git-pull-request-go-to-changes"]] as const) {
+      const button = block.getByTestId(testId);
+      assert.equal((await button.innerText()).trim(), word, `${testId}: a visible word`);
+      assert.equal(await button.locator(`.codicon-${icon}`).count(), 1, `${testId}: its codicon`);
+      const box = await button.locator(".button-label").boundingBox();
+      assert.ok(box && box.width > 0 && box.height > 0, `${testId}: the word is laid out, not hidden`);
+    }
+    await block.getByTestId("apply-code").click();
+    assert.equal((await block.getByTestId("apply-cancel").innerText()).trim(), "Stop");
   });
 
   it("a refusal offering fast apply has a Fast Apply button that asks for it", async () => {

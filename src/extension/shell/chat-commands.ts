@@ -1,8 +1,9 @@
 // Commands that act on chat panels: New Chat, Reset Conversation, Stop Generating,
-// Open Chat History…, Show Session Stats.
+// Show Session Stats; the history's commands are in history-commands.ts.
 
 import * as vscode from "vscode";
 import type { ChatPanel } from "./chat-panel";
+import { registerHistoryCommands } from "./history-commands";
 import type { ModelPools } from "./lm/lm-pools";
 import { writeProviderStats } from "./lm/provider-stats";
 import type { PanelManager } from "./panel-manager";
@@ -31,6 +32,7 @@ export function registerChatCommands(
   stats: vscode.OutputChannel,
   pools: ModelPools,
 ): void {
+  registerHistoryCommands(context, manager, store);
   context.subscriptions.push(
     vscode.commands.registerCommand("statefulChat.newChat", () => manager.create()),
     vscode.commands.registerCommand("statefulChat.resetConversation", async () => {
@@ -40,26 +42,6 @@ export function registerChatCommands(
     vscode.commands.registerCommand("statefulChat.stopGenerating", () => {
       const panel = manager.active ?? manager.all.find((p) => p.busy);
       panel?.stop();
-    }),
-    vscode.commands.registerCommand("statefulChat.openHistory", async () => {
-      const items = await store.history();
-      if (items.length === 0) {
-        void vscode.window.showInformationMessage("No earlier conversations yet: reset or close a chat to keep it in history.");
-        return;
-      }
-      const picked = await vscode.window.showQuickPick(
-        items.map((item) => ({
-          label: item.title,
-          description: new Date(item.updatedAt).toLocaleString(),
-          detail: `${item.entries} messages`,
-          file: item.file,
-        })),
-        { placeHolder: "Open an earlier conversation (it continues in a new panel)", matchOnDescription: true },
-      );
-      if (!picked) return;
-      const saved = await store.loadHistory(picked.file);
-      if (saved) await manager.openTranscript(saved);
-      else void vscode.window.showErrorMessage("That conversation could not be read.");
     }),
     vscode.commands.registerCommand("statefulChat.showStats", async () => {
       const servedByProvider = pools.served.length > 0;

@@ -100,6 +100,11 @@ export function readApplySettings(): { readonly maxFileBytes: number } {
   return { maxFileBytes: checkedSetting("apply.maxFileBytes") };
 }
 
+/** `statefulChat.history.maxConversations`: conversations kept in chat history. */
+export function readHistoryMaxConversations(): number {
+  return checkedSetting("history.maxConversations");
+}
+
 /** `statefulChat.kvSnapshots.maxDiskMB` in bytes (0: no snapshots). */
 export function readSnapshotBudgetBytes(): number {
   return checkedSetting("kvSnapshots.maxDiskMB") * 1024 * 1024;

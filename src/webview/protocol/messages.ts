@@ -102,8 +102,15 @@ export const BANNER_COMMANDS = [
 export type BannerCommand = (typeof BANNER_COMMANDS)[number];
 
 /** What Apply reports on a code block: the one list, the type and every guard come from it. */
-export const APPLY_STATES = ["working", "applied", "unchanged", "proposed", "error", "cancelled", "kept", "undone"] as const;
+export const APPLY_STATES = ["working", "applied", "unchanged", "proposed", "error", "cancelled", "kept", "undone", "reverted"] as const;
 export type ApplyState = (typeof APPLY_STATES)[number];
+/**
+ * An applied change once the user had their word: kept, undone, or reverted (kept, then the
+ * editor's undo brought the text before Apply back). The block follows the document after
+ * that: a redo makes a reverted change kept again.
+ */
+export const SETTLED_APPLY_STATES = ["kept", "undone", "reverted"] as const satisfies readonly ApplyState[];
+export type SettledApplyState = (typeof SETTLED_APPLY_STATES)[number];
 /** Code blocks of one reply Apply All takes at most. */
 export const MAX_APPLY_BLOCKS = 64;
 

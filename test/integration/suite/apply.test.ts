@@ -6,7 +6,7 @@
 // streamed into its proposal and cancelled.
 
 import * as assert from "node:assert/strict";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
@@ -233,6 +233,18 @@ describe("Apply", () => {
     const outside = fixture("apply-outside-guard.ts", LIMITS);
     cases.push({ what: "outside (../)", file: outside, code: LIMIT_FRAGMENT, path: "../apply-outside.ts", expect: /outside the workspace/ });
     cases.push({ what: "outside (absolute)", file: outside, code: LIMIT_FRAGMENT, path: "/etc/hostname", expect: /outside the workspace/ });
+    // A link inside the workspace to a file outside it: written through, it would change that file.
+    const beyond = join(root(), "..", "apply-link-target.ts");
+    writeFileSync(beyond, LIMITS);
+    created.push(beyond);
+    const link = join(root(), "apply-link.ts");
+    symlinkSync(beyond, link);
+    created.push(link);
+    cases.push({ what: "a link leading outside", file: { path: link, uri: vscode.Uri.file(link), content: LIMITS }, code: LIMIT_FRAGMENT, path: "apply-link.ts", expect: /outside the workspace through a symbolic link/ });
+    cases.push({ what: ".git", file: outside, code: "#!/bin/sh\necho hi", path: ".git/hooks/pre-commit", expect: /inside \.git\//, status: "error" });
+    // .vscode asks first (tasks.json runs commands); no is no.
+    testing.apply.answer({ sensitive: false });
+    cases.push({ what: ".vscode, declined", file: outside, code: "{}", path: ".vscode/tasks.json", expect: /left as it is/, status: "cancelled" });
     for (const c of cases) {
       const outcome = await apply({ code: c.code, path: c.path ?? c.file.path.split("/").pop()! });
       assert.equal(outcome.status, c.status ?? "error", `${c.what}: ${outcome.message}`);
@@ -266,8 +278,11 @@ describe("Apply", () => {
       const outcome = await apply({ code, path: "apply-fast-bad.ts", fast: true });
       assert.equal(outcome.status, "proposed", `${b.what}: ${outcome.message}`);
       assert.match(outcome.message, b.expect);
-      const proposal = diffTabs().find((d) => d.modified.scheme === APPLY_SCHEME && d.modified.path.endsWith("apply-fast-bad.ts"));
+      const proposal = diffTabs().find((d) => d.modified.scheme === APPLY_SCHEME && d.modified.path.includes("apply-fast-bad.ts"));
       assert.ok(proposal, `${b.what}: the proposal is shown as a diff`);
+      // Its errors (a cut-off rewrite does not parse) are not the workspace's: no language server reads it, nothing reaches Problems.
+      const proposalDocument = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposal.modified.toString());
+      assert.equal(proposalDocument?.languageId, "plaintext", `${b.what}: the proposal is plain text`);
       await assertUnchanged(fast, `fast apply ${b.what}`);
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     }
@@ -297,6 +312,14 @@ describe("Apply", () => {
     assert.match(applied.message, /Applied to apply-chat\.ts \(lines 3–8/);
     await vscode.commands.executeCommand("statefulChat.keepApplied", file.uri);
     await waitFor("the block to say kept", () => testing.apply.blockState(panel.id, reply.id, 0)?.state === "kept", 10_000);
+    // Ctrl+Z after Keep brings the text back: the block says so instead of "Kept"; the redo keeps it again.
+    await vscode.window.showTextDocument(file.uri);
+    await vscode.commands.executeCommand("undo");
+    await waitFor("the block to say reverted", () => testing.apply.blockState(panel.id, reply.id, 0)?.state === "reverted", 10_000);
+    assert.equal(openDocument(file.uri)!.getText(), BASE);
+    await vscode.commands.executeCommand("redo");
+    await waitFor("the block to say kept again", () => testing.apply.blockState(panel.id, reply.id, 0)?.state === "kept", 10_000);
+    assert.equal(openDocument(file.uri)!.getText(), AFTER);
 
     await turn(panel, "And now?");
     const second = panel.transcript.filter((e) => e.role === "user")[1]!;

@@ -15,12 +15,12 @@ import type { Region } from "../../core/apply/lines";
 import type { Engine } from "../../core/engine";
 import { CancelledError, toStatefulChatError } from "../../core/errors";
 import type { SpeculationStats } from "../../core/stats";
-import type { ApplyState } from "../../../webview/protocol/messages";
+import type { ApplyState, SettledApplyState } from "../../../webview/protocol/messages";
 import type { WorkspaceFileIndex } from "../context/workspace-files";
 import { readApplySettings } from "../settings";
 import { PendingChanges } from "./pending";
 import { ScriptedPrompts, vscodePrompts } from "./prompts";
-import { readTarget, resolveTarget, type ApplyTarget } from "./target";
+import { judgeApplyTarget, readTarget, resolveTarget, type ApplyTarget } from "./target";
 import { closeDiffsOf, columnOfDiff, diffColumn, VirtualDocuments } from "./virtual-documents";
 
 export interface ApplyRequest {
@@ -44,7 +44,8 @@ export interface ApplyRequest {
 }
 
 export interface ApplyOutcome {
-  readonly status: "applied" | "unchanged" | "proposed" | "error" | "cancelled";
+  /** How the apply ended (a block's later word, kept or undone, comes through `notify`). */
+  readonly status: Exclude<ApplyState, "working" | SettledApplyState>;
   readonly message: string;
   /** Workspace-relative path of the target, once known. */
   readonly path?: string;
@@ -120,6 +121,9 @@ export class ApplyController implements vscode.Disposable {
 
   private async applyTo(target: ApplyTarget, request: ApplyRequest): Promise<ApplyOutcome> {
     const path = target.label;
+    const verdict = await judgeApplyTarget(target);
+    if (verdict.kind === "refused") return { status: "error", message: `${verdict.reason} Nothing changed.`, path };
+    if (verdict.kind === "confirm" && !(await this.prompts.confirmSensitive(path, verdict.reason))) return { status: "cancelled", message: `${path} was left as it is: nothing changed.`, path };
     if (!target.exists && !(await this.prompts.confirmCreate(path))) return { status: "cancelled", message: `${path} was not created: nothing changed.`, path };
     const { maxFileBytes } = readApplySettings();
     const content = await readTarget(target, maxFileBytes);
@@ -177,8 +181,10 @@ export class ApplyController implements vscode.Disposable {
     if (!(await vscode.workspace.applyEdit(edit))) return { status: "error", message: `VS Code did not apply the edit to ${path}: nothing changed.`, path };
     const document = await vscode.workspace.openTextDocument(uri);
     let pending = this.pending.get(uri);
-    if (pending) pending.appliedVersion = document.version;
-    else {
+    if (pending) {
+      pending.appliedVersion = document.version;
+      pending.appliedText = document.getText();
+    } else {
       pending = {
         uri,
         label: path,
@@ -186,12 +192,13 @@ export class ApplyController implements vscode.Disposable {
         wasDirty,
         originalUri: this.documents.create("original", basename(uri.path), before ?? ""),
         appliedVersion: document.version,
+        appliedText: document.getText(),
         listeners: [],
       };
       this.pending.add(pending);
     }
     const notify = request.notify;
-    if (notify) pending.listeners.push((settled) => notify(settled, settled === "kept" ? `Kept in ${path}.` : `Undone: ${path} is as it was.`));
+    if (notify) pending.listeners.push((settled, message) => notify(settled, message));
     await vscode.commands.executeCommand("vscode.diff", pending.originalUri, uri, `${basename(uri.path)}: Original ↔ Applied`, { preview: false, viewColumn: diffColumn(uri) });
     pending.column = columnOfDiff(uri) ?? pending.column;
     this.log.info(`Apply: ${path}, ${how.strategy}${target.exists ? `, lines ${how.region.start + 1}–${how.region.end}` : ", new file"}${wasDirty ? ", unsaved changes kept in memory" : ""}`);
@@ -221,7 +228,7 @@ export class ApplyController implements vscode.Disposable {
       lines: region.start === 0 && region.end === lines ? undefined : { first: region.start + 1, last: region.end, total: lines },
     };
     const fileName = basename(target.uri.path);
-    const originalUri = this.documents.create("original", fileName, original);
+    const originalUri = this.documents.create("proposal-original", fileName, original);
     const proposalUri = this.documents.create("proposal", fileName, original);
     const forget = async () => {
       await closeDiffsOf(proposalUri);

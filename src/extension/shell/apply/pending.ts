@@ -2,13 +2,17 @@
 // command palette or on the chat's code block), or Ctrl+Z in the file, which brings back the
 // original text and so settles the change as undone. Two context keys drive the title
 // buttons: `statefulChat.applyPending` and `statefulChat.applyPendingPaths` (the files' URI
-// paths, for `resourcePath in …`).
+// paths, for `resourcePath in …`). Once settled, a change's blocks follow the document: the
+// editor's undo after Keep reverts it, a redo keeps it again (follow-document.ts).
 
 import * as vscode from "vscode";
 import { minimalEdit } from "../../core/apply/minimal-edit";
+import type { SettledApplyState } from "../../../webview/protocol/messages";
+import { followDocument, settledMessage } from "./follow-document";
 import { closeDiffsOf, type VirtualDocuments } from "./virtual-documents";
 
-export type Settled = "kept" | "undone";
+export type Settled = SettledApplyState;
+export type SettledListener = (settled: Settled, message: string) => void;
 
 export interface PendingChange {
   readonly uri: vscode.Uri;
@@ -21,8 +25,10 @@ export interface PendingChange {
   readonly originalUri: vscode.Uri;
   /** The document's version right after the apply (an Undo with no edit since uses VS Code's own undo). */
   appliedVersion: number;
-  /** Told once the change is kept or undone (the chat's code blocks). */
-  readonly listeners: Array<(settled: Settled) => void>;
+  /** The document's text right after the apply: a redo after Undo, or after a revert, brings it back. */
+  appliedText: string;
+  /** Told when the change is kept or undone, then when the document reverts or redoes it (the chat's code blocks). */
+  readonly listeners: SettledListener[];
   /** Where its diff opened: the file is shown there after Keep or Undo (the chat's group stays as it was). */
   column?: vscode.ViewColumn;
   /** Set once it is being settled (by a command or by Ctrl+Z): what both wait for. */
@@ -39,8 +45,17 @@ async function save(document: vscode.TextDocument): Promise<boolean> {
   return !document.isDirty || document.save();
 }
 
+/** A settled change whose blocks follow the document until it closes or is applied to again. */
+interface FollowedChange {
+  readonly label: string;
+  readonly texts: { readonly original: string; readonly applied: string };
+  state: Settled;
+  readonly listeners: readonly SettledListener[];
+}
+
 export class PendingChanges implements vscode.Disposable {
   private readonly byUri = new Map<string, PendingChange>();
+  private readonly followed = new Map<string, FollowedChange>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -49,14 +64,21 @@ export class PendingChanges implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeTextDocument((event) => {
-        const pending = this.byUri.get(event.document.uri.toString());
+        if (event.contentChanges.length === 0) return;
+        const key = event.document.uri.toString();
+        const pending = this.byUri.get(key);
         // Ctrl+Z (or editing by hand) back to the original: nothing is pending any more.
-        if (pending && pending.original !== undefined && event.contentChanges.length > 0 && event.document.getText() === pending.original) {
+        if (pending && pending.original !== undefined && event.document.getText() === pending.original) {
           void this.settle(pending, "undone");
+          return;
         }
+        const followed = this.followed.get(key);
+        if (followed) this.follow(followed, event.document.getText());
       }),
       vscode.workspace.onDidCloseTextDocument((document) => {
-        const pending = this.byUri.get(document.uri.toString());
+        const key = document.uri.toString();
+        this.followed.delete(key);
+        const pending = this.byUri.get(key);
         if (pending && !document.isDirty && pending.original !== undefined) void this.settle(pending, "kept");
       }),
     );
@@ -71,6 +93,8 @@ export class PendingChanges implements vscode.Disposable {
   }
 
   add(change: PendingChange): void {
+    // Applied again: the earlier change's blocks keep their last word.
+    this.followed.delete(change.uri.toString());
     this.byUri.set(change.uri.toString(), change);
     this.updateContext();
   }
@@ -135,9 +159,25 @@ export class PendingChanges implements vscode.Disposable {
     if (this.byUri.get(change.uri.toString()) !== change) return Promise.resolve();
     this.byUri.delete(change.uri.toString());
     this.updateContext();
-    for (const listener of change.listeners.splice(0)) listener(settled);
+    const listeners = change.listeners.splice(0);
+    const message = settledMessage(settled, change.label, "settled");
+    for (const listener of listeners) listener(settled, message);
+    // A created file has no text before Apply to come back to: its blocks need not follow it.
+    if (change.original !== undefined && listeners.length > 0) {
+      this.followed.set(change.uri.toString(), { label: change.label, texts: { original: change.original, applied: change.appliedText }, state: settled, listeners });
+    }
     change.settling = closeDiffsOf(change.originalUri).finally(() => this.documents.forget(change.originalUri));
     return change.settling;
+  }
+
+  /** The document changed after its change was settled: its blocks say what it holds now. */
+  private follow(followed: FollowedChange, text: string): void {
+    const next = followDocument(followed.state, text, followed.texts);
+    if (next === followed.state) return;
+    followed.state = next;
+    const message = settledMessage(next, followed.label, "followed");
+    this.log(`Apply: ${followed.label} ${next === "reverted" ? "reverted by the editor's undo after Keep" : "has the change again (redo)"}`);
+    for (const listener of followed.listeners) listener(next, message);
   }
 
   private updateContext(): void {
@@ -148,5 +188,6 @@ export class PendingChanges implements vscode.Disposable {
   dispose(): void {
     for (const d of this.subscriptions.splice(0)) d.dispose();
     this.byUri.clear();
+    this.followed.clear();
   }
 }

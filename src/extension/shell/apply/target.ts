@@ -1,8 +1,9 @@
 // Which file a block goes to, and whether Apply may touch it. The target is the file the block
 // names (its info string or the line before it), else the file the question was about (the
 // active-file chip it was sent with), else the user picks one. Refused, with nothing
-// changed: a path outside the workspace, a folder, a read-only, binary or not-UTF-8 file, or
-// one over the size budget (`statefulChat.apply.maxFileBytes`).
+// changed: a path outside the workspace (also through a symbolic link), anything in `.git`, a
+// folder, a read-only, binary or not-UTF-8 file, or one over the size budget
+// (`statefulChat.apply.maxFileBytes`); `.vscode` is asked about first (target-safety.ts).
 
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
@@ -10,6 +11,7 @@ import { matchWorkspacePaths, normalizeRelative, relativeToRoots } from "../../c
 import { relativeLabel } from "../context-sources";
 import type { WorkspaceFileIndex } from "../context/workspace-files";
 import type { ApplyPrompts } from "./prompts";
+import { judgeTarget, type TargetVerdict } from "./target-safety";
 
 export interface ApplyTarget {
   readonly uri: vscode.Uri;
@@ -101,6 +103,20 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether Apply may write the target, on the real file system (links resolved). Paths of other
+ * file systems (a virtual workspace) have no links to follow: their path's folders are judged.
+ */
+export async function judgeApplyTarget(target: ApplyTarget): Promise<TargetVerdict> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const folder = vscode.workspace.getWorkspaceFolder(target.uri);
+  if (!folder) return { kind: "refused", reason: `${target.label} is outside the workspace: Apply only changes files in the workspace folders.` };
+  if (target.uri.scheme === "file" && folder.uri.scheme === "file") {
+    return judgeTarget(target.uri.fsPath, folder.uri.fsPath, folders.filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath), target.label);
+  }
+  return judgeTarget(target.uri.path, folder.uri.path, [folder.uri.path], target.label, { resolveLinks: false });
 }
 
 export interface TargetContent {

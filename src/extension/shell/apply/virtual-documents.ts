@@ -1,8 +1,10 @@
 // Read-only documents that exist only in memory: the original of an applied change (the left
 // side of its diff) and a fast apply's proposal while it streams. One URI scheme, a key per
-// change; the path ends with the file's name so the diff editor picks its language.
+// change; the path names the file (virtual-paths.ts: a proposal is plain text, so no
+// language server reports its errors).
 
 import * as vscode from "vscode";
+import { virtualPath, type VirtualKind } from "./virtual-paths";
 
 export const APPLY_SCHEME = "stateful-chat-apply";
 
@@ -12,9 +14,9 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
   readonly onDidChange = this.changed.event;
   private counter = 0;
 
-  /** A new document for `fileName` holding `text`. */
-  create(kind: "original" | "proposal", fileName: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: APPLY_SCHEME, path: `/${kind}/${++this.counter}/${fileName}` });
+  /** A new document for `fileName` holding `text` (a proposal's are plain text: virtual-paths.ts). */
+  create(kind: VirtualKind, fileName: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: APPLY_SCHEME, path: virtualPath(kind, ++this.counter, fileName) });
     this.texts.set(uri.toString(), text);
     return uri;
   }

@@ -1,0 +1,28 @@
+// A chat's transcript as it is written to disk: the panel's live copy (chats/) and the
+// copies kept in history (history/) share this shape.
+
+import type { TranscriptEntry } from "../../webview/protocol/messages";
+
+export interface SavedTranscript {
+  readonly version: 1;
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly modelPath?: string;
+  readonly entries: readonly TranscriptEntry[];
+}
+
+export function isSavedTranscript(value: unknown): value is SavedTranscript {
+  const v = value as SavedTranscript;
+  return (
+    typeof v === "object" && v !== null && v.version === 1 && typeof v.id === "string" && typeof v.title === "string" && typeof v.updatedAt === "string" &&
+    Array.isArray(v.entries) && v.entries.every((e) => typeof e === "object" && e !== null && typeof e.id === "string" && typeof e.text === "string")
+  );
+}
+
+export function titleOf(entries: readonly TranscriptEntry[]): string {
+  const first = entries.find((e) => e.role === "user")?.text.trim() ?? "";
+  const line = first.split("\n")[0];
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || "Empty chat";
+}
