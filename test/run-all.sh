@@ -15,6 +15,8 @@ node out/cli.js fetch-model
 
 step "llama.cpp with a persistent threadpool (built once per machine, cached in .cache/llama-build)"
 node out/cli.js build-llama --required
+# Required above, so a check that needs our build (speculation, core invariants) fails here instead of skipping.
+[ "${STATEFUL_CHAT_LLAMA_BUILD:-}" = prebuilt ] || export STATEFUL_CHAT_REQUIRE_FAST_BUILD=1
 
 step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops, built once, cached in .cache/ggml-op-test)"
 node out/cli.js test-flash-attn

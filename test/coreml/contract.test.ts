@@ -1,7 +1,9 @@
 // The backend contract against a real converted Core ML model, on a Mac with macOS 15+.
 // Point STATEFUL_CHAT_COREML_MODEL at a folder with a stateful .mlpackage/.mlmodelc and
 // its tokenizer files (e.g. the converter's output), then `npm run test:coreml`.
-// Elsewhere every test skips with the reason. NOT run in this repository's CI (no Mac).
+// Elsewhere every test skips, with a "SKIPPED: <why>" line and counted as skipped, never
+// as passed; with STATEFUL_CHAT_REQUIRE_COREML=1 (test/coreml/run-matrix.sh, the macOS
+// workflow) that is a failure instead. Not run in the Linux CI (no Mac).
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import * as os from "node:os";
@@ -14,11 +16,15 @@ import { engineContract } from "../contract/engine-contract";
 const availability = coreMLAvailability();
 const modelPath = process.env.STATEFUL_CHAT_COREML_MODEL;
 const skip = !availability.available
-  ? `skipped: ${availability.reason}`
+  ? `Core ML is unavailable: ${availability.reason}`
   : !modelPath
-    ? "skipped: set STATEFUL_CHAT_COREML_MODEL to a converted Core ML model folder"
+    ? "set STATEFUL_CHAT_COREML_MODEL to a converted Core ML model folder"
     : false;
-if (skip) console.log(`# coreml contract suite ${skip}`);
+if (skip && process.env.STATEFUL_CHAT_REQUIRE_COREML === "1") {
+  test("Core ML is available and a model is given (STATEFUL_CHAT_REQUIRE_COREML=1)", () => assert.fail(skip));
+} else if (skip) {
+  console.error(`SKIPPED: the Core ML contract suite: ${skip}`);
+}
 
 const computeUnits = (process.env.STATEFUL_CHAT_COREML_UNITS ?? "auto") as "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
 const greedy = { temperature: 0 };

@@ -3,7 +3,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { getLlamaRuntime } from "../../src/extension/backends/llamacpp/node-llama-cpp";
 import { CapacityError } from "../../src/extension/core/errors";
 import type { TurnStats } from "../../src/extension/core/stats";
 import { createHarness } from "../support/core-harness";
@@ -17,6 +16,7 @@ import {
   totalVariation,
   type InstrumentedState,
 } from "../support/instrumented-engine";
+import { ourLlamaBuildLoaded, skipWithoutOurBuild } from "../support/our-llama-build";
 
 const SCRIPT = [
   "Write a Python function that returns the square of a number.",
@@ -115,11 +115,7 @@ describe("core invariants on the default model", () => {
   // token alone, a short prompt and a long prefill batch through the same per-row arithmetic,
   // so with it there is no near-tie to allow for: the cache and a fresh prefill agree bit for bit.
   it("with our llama.cpp build, the session's next-token distributions and greedy continuation equal a fresh prefill's exactly", async (t) => {
-    const { llama } = await getLlamaRuntime();
-    if (llama.buildType !== "localBuild") {
-      t.skip("the prebuilt binary attends to one token with other kernels than to a batch");
-      return;
-    }
+    if (!(await ourLlamaBuildLoaded())) return skipWithoutOurBuild(t, "the prebuilt binary attends to one token with other kernels than to a batch");
     const { harness, stats } = await converse("stateful", true);
     const distributions = (harness.state as InstrumentedState).distributions;
     const ledger = [...harness.session.tokens];

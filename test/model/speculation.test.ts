@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { getLlamaRuntime, describeLlamaBuild } from "../../src/extension/backends/llamacpp/node-llama-cpp";
 import { ChatSession } from "../../src/extension/core/chat-session";
 import type { Engine } from "../../src/extension/core/engine";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
@@ -22,6 +21,7 @@ import { defaultModelFile } from "../support/default-model";
 import { fixtureModel } from "../support/fixture-models";
 import { startProxyEngine } from "../support/engine-process";
 import { greedyFromFresh, greedyFromState, InstrumentedEngine } from "../support/instrumented-engine";
+import { ourLlamaBuildLoaded, skipWithoutOurBuild } from "../support/our-llama-build";
 
 const TURNS = 30;
 const TURN = { maxTokens: 48 };
@@ -55,14 +55,14 @@ describe("speculative decoding on the default model", () => {
   let ours = false;
   before(async () => {
     target = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: 2 });
-    ours = describeLlamaBuild((await getLlamaRuntime()).llama).includes("grouped flash attention");
+    ours = await ourLlamaBuildLoaded();
   });
   after(async () => {
     await target?.dispose();
   });
 
   it("greedy replies are the same tokens with prompt lookup as without, over 30 turns with an overflow", async (t) => {
-    if (!ours) return t.skip("needs our llama.cpp build (batch and single-token kernels differ in the prebuilt one)");
+    if (!ours) return skipWithoutOurBuild(t, "needs our llama.cpp build (batch and single-token kernels differ in the prebuilt one)");
     const plain = await converse(target);
     const instrumented = new InstrumentedEngine(new SpeculativeEngine(target, { mode: "lookup", verifyCost: CHEAP }));
     const speculative = await converse(instrumented, async (chat, turn) => {
@@ -87,7 +87,7 @@ describe("speculative decoding across template rewinds", () => {
   it("a template that drops earlier thoughts: rewinds every turn, same replies, ledger == cache", async (t) => {
     const fixture = await LlamaEngine.load({ modelPath: fixtureModel("thoughts-dropping"), contextSize: 2048, threads: 2 });
     try {
-      if (!describeLlamaBuild((await getLlamaRuntime()).llama).includes("grouped flash attention")) return t.skip("needs our llama.cpp build");
+      if (!(await ourLlamaBuildLoaded())) return skipWithoutOurBuild(t, "needs our llama.cpp build (batch and single-token kernels differ in the prebuilt one)");
       const messages = script().slice(0, 6);
       const run = async (engine: Engine) => {
         const chat = await ChatSession.create(engine, { turn: TURN });

@@ -1,7 +1,9 @@
 // Invariant 8 when the engine process stops answering: with a request waiting and no message
 // from the process for the stall time, it is killed and every waiting request fails as a
 // crash (so the next turn restarts it), while a process that keeps sending heartbeats is never
-// killed however long a request takes. The clock is injected and advanced by hand.
+// killed however long a request takes. The clock is injected and advanced by hand; the
+// watchdog decides inside advance() (its tick), so "not killed yet" is read right after it,
+// with no real wait for something not to happen.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -46,10 +48,11 @@ it("a request to a process that stopped answering fails as a crash once the stal
     (error: unknown) => (outcome = error),
   );
   clock.advance(STALL_MS - 1);
-  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(process.killedAsStalled, false, "not killed within the stall time");
   assert.equal(outcome, undefined, "still waiting within the stall time");
   assert.equal(process.alive, true);
   clock.advance(2);
+  assert.equal(process.killedAsStalled, true, "killed as soon as the stall time passed");
   await request;
   const failure = outcome as unknown;
   assert.ok(failure instanceof EngineCrashedError, `failed as a crash: ${String(failure)}`);
@@ -67,11 +70,12 @@ it("a process that sends heartbeats is never killed, however long its request ta
   );
   for (let minute = 0; minute < 5; minute++) {
     clock.advance(STALL_MS / 2);
+    assert.equal(process.killedAsStalled, false, `not killed after ${minute + 1} half stall times`);
     const now = clock.now();
     await until("a heartbeat after the clock moved", () => process.lastSignOfLife === now);
   }
   clock.advance(1);
-  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(process.killedAsStalled, false);
   assert.equal(outcome, undefined, "still waiting after 2.5 stall times, not failed");
   assert.equal(process.alive, true);
   await process.stop(1_000);
@@ -81,7 +85,7 @@ it("an idle process (nothing waiting) is left alone", { timeout: 30_000 }, async
   const clock = new ManualClock();
   const process = start(clock, "silent");
   clock.advance(10 * STALL_MS);
-  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(process.killedAsStalled, false);
   assert.equal(process.alive, true);
   await process.stop(1_000);
 });

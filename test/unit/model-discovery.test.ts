@@ -157,13 +157,11 @@ describe("GGUF header reader", () => {
   it("summarizes the real default model when it is present", async (t) => {
     const path = defaultModelPath(join(__dirname, "..", ".."));
     if (!existsSync(path)) return t.skip(`default model not fetched (${path}); run node out/cli.js fetch-model`);
-    const started = performance.now();
     const summary = await readGgufSummary(path);
     assert.equal(summary.architecture, "llama");
     assert.equal(summary.contextLength, 8192);
     assert.equal(ggufFileTypeName(summary.fileType), "Q4_1");
     assert.match(summary.chatTemplate ?? "", /<\|im_start\|>/); // behind 49k tokens and 49k merges
-    assert.ok(performance.now() - started < 2000);
   });
 });
 

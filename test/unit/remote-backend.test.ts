@@ -62,8 +62,12 @@ function sse(res: ServerResponse, events: readonly unknown[], options: { end?: b
 const partial = (token: number, predicted: number, content = String.fromCodePoint(token)) => ({ content, tokens: [token], stop: false, id_slot: -1, tokens_predicted: predicted });
 const final = (cached: number, slot = 2, stop = "eos") => ({ content: "", tokens: [], stop: true, id_slot: slot, stop_type: stop, timings: { cache_n: cached } });
 
-function stateOn(dialect: ServerDialect, statuses: ServerStatus[] = [], capacity = 1000): RemoteKvState {
-  return new RemoteKvState({ dialect, tokenizer: charTokenizer, endToken: 0, retry: { baseDelayMs: 10, maxDelayMs: 20, maxWaitMs: 500 } }, capacity, (s) => statuses.push(s), () => undefined);
+function stateOn(dialect: ServerDialect, statuses: ServerStatus[] = [], capacity = 1000, onStatus?: (status: ServerStatus) => void): RemoteKvState {
+  const listener = (s: ServerStatus) => {
+    statuses.push(s);
+    onStatus?.(s);
+  };
+  return new RemoteKvState({ dialect, tokenizer: charTokenizer, endToken: 0, retry: { baseDelayMs: 10, maxDelayMs: 20, maxWaitMs: 500 } }, capacity, listener, () => undefined);
 }
 
 function llama(url: string): LlamaServerDialect {
@@ -148,13 +152,18 @@ describe("remote state on a scripted llama-server", () => {
     });
   });
 
-  it("every slot busy (headers late): the turn shows as queued on the server, then running", async () => {
+  it("every slot busy (headers late): the turn shows as queued on the server, then running", { timeout: 30_000 }, async () => {
+    // The server holds its answer until the turn has shown as queued: event order, not a race
+    // between the server's delay and the state's threshold.
+    let shownQueued!: () => void;
+    const queued = new Promise<void>((resolve) => (shownQueued = resolve));
     const { url } = await scripted(async (_req, _body, res) => {
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await queued;
       sse(res, [partial(65, 1), partial(0, 2, ""), final(0)]);
     });
     const statuses: ServerStatus[] = [];
-    await reply(stateOn(llama(url), statuses), [1], 5);
+    const run = await reply(stateOn(llama(url), statuses, 1000, (s) => s.state === "queued" && shownQueued()), [1], 5);
+    assert.deepEqual(run.tokens, [65, 0]);
     assert.deepEqual(statuses.map((s) => s.state), ["queued", "running"]);
   });
 

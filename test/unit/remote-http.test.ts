@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ServerBusyError, ServerConnection, retryAfterMs, serverMessageOf } from "../../src/extension/backends/remote/http";
 import { serverBaseUrl } from "../../src/extension/backends/remote/options";
@@ -139,6 +139,95 @@ describe("remote backend: URLs, errors, server-sent events", () => {
       for await (const event of sseEvents(body)) events.push(event);
       assert.deepEqual(events.map((e) => e.data), ['{"a":1}', '{"b":2}', "line1\nline2", "[DONE]"], `chunks of ${size}`);
       assert.equal(events[1].event, "x");
+    }
+  });
+});
+
+// A server closes an idle keep-alive connection just as the client sends the next request on
+// it (test/remote once failed so: "UND_ERR_SOCKET (other side closed)"). The server here makes
+// that moment certain instead of timing it: it answers the first request on each connection
+// and closes the connection, unanswered, when another request arrives on it.
+describe("remote backend HTTP: a keep-alive connection the server closed as the request went out", () => {
+  interface Arrival {
+    readonly connection: number;
+    /** 1 for the first request on its connection. */
+    readonly nth: number;
+    readonly body: string;
+    readonly authorization: string | undefined;
+  }
+
+  async function closingServer(answers: (arrival: Arrival) => boolean, close = (socket: Socket) => void socket.destroy()): Promise<{ server: Server; url: string; arrivals: Arrival[] }> {
+    const arrivals: Arrival[] = [];
+    const perSocket = new Map<Socket, { connection: number; requests: number }>();
+    const server = createServer((req, res) => {
+      let record = perSocket.get(req.socket);
+      if (!record) perSocket.set(req.socket, (record = { connection: perSocket.size + 1, requests: 0 }));
+      const arrival = { connection: record.connection, nth: ++record.requests, body: "", authorization: req.headers.authorization };
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => (arrival.body += chunk));
+      req.on("end", () => {
+        arrivals.push(arrival);
+        if (answers(arrival)) res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ tokens: [arrivals.length] }));
+        else close(req.socket);
+      });
+    });
+    server.keepAliveTimeout = 60_000; // no idle close of its own: the one above is the only close
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals };
+  }
+  const closeAll = (server: Server) => new Promise((resolve) => server.close(resolve));
+
+  // undici takes a connection back for reuse one event loop turn after its response ended
+  // (a setImmediate of its own, "to make sure that non-spec compliant servers are not closing
+  // the connection"); a request made before that opens a new connection. Waiting one turn
+  // ourselves (queued after undici's) makes the next request reuse it.
+  const connectionsFreed = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("a POST on a reused connection the server closed is sent once more, on a new connection, with its body and key", async () => {
+    const { server, url, arrivals } = await closingServer((a) => a.nth === 1);
+    try {
+      const connection = new ServerConnection(serverBaseUrl(url), KEY);
+      assert.deepEqual(await connection.json("props"), { tokens: [1] });
+      await connectionsFreed();
+      assert.deepEqual(await connection.json("tokenize", { body: { content: "code" } }), { tokens: [3] });
+      assert.deepEqual(arrivals.map((a) => [a.connection, a.nth, a.body]), [
+        [1, 1, ""],
+        [1, 2, '{"content":"code"}'], // closed unanswered
+        [2, 1, '{"content":"code"}'], // the resend
+      ]);
+      assert.ok(arrivals.every((a) => a.authorization === `Bearer ${KEY}`));
+    } finally {
+      await closeAll(server);
+    }
+  });
+
+  it("a fresh connection closed before any answer is reported, not resent", async () => {
+    const { server, url, arrivals } = await closingServer(() => false);
+    try {
+      const connection = new ServerConnection(serverBaseUrl(url), KEY);
+      await assert.rejects(connection.json("tokenize", { body: { content: "x" } }), (error: unknown) => {
+        assert.ok(error instanceof StatefulChatError);
+        assert.equal(error.code, "server_unreachable");
+        assert.match(error.message, /UND_ERR_SOCKET \(other side closed\)/);
+        return true;
+      });
+      assert.equal(arrivals.length, 1, "the server saw the request once: it dropped that very request");
+    } finally {
+      await closeAll(server);
+    }
+  });
+
+  it("sent once more, not again: a server that starts an answer and closes sees the request twice and the error is reported", async () => {
+    // Bytes read before the close look like a reused connection: the one resend is what stops
+    // here. A third attempt would be answered (so a loop of resends shows as a success).
+    let attempts = 0;
+    const { server, url, arrivals } = await closingServer(() => ++attempts > 2, (socket) => void socket.end("HTTP/1.1 2"));
+    try {
+      const connection = new ServerConnection(serverBaseUrl(url), KEY);
+      await assert.rejects(connection.json("tokenize", { body: { content: "c" } }), /UND_ERR_SOCKET \(other side closed\)/);
+      assert.deepEqual(arrivals.map((a) => [a.nth, a.body]), [[1, '{"content":"c"}'], [1, '{"content":"c"}']]);
+    } finally {
+      await closeAll(server);
     }
   });
 });

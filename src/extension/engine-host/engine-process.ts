@@ -127,6 +127,11 @@ export class EngineProcess {
     return this.lastSign;
   }
 
+  /** The watchdog took the process to have stopped answering and killed it (its exit, failing the requests, follows). */
+  get killedAsStalled(): boolean {
+    return this.stalled;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }

@@ -1,7 +1,8 @@
 // HTTP to the inference server. The API key goes to the configured origin only: redirects
 // are never followed by fetch itself (`redirect: "manual"`); a same-origin redirect is
 // followed here, with the key, and a redirect to any other origin is refused before
-// anything (key, prompt) is sent there. Errors become the core's typed errors.
+// anything (key, prompt) is sent there. A request sent on a keep-alive connection that the
+// server closed at that moment is sent once more. Errors become the core's typed errors.
 
 import { CancelledError, ServerRejectedError, ServerUnreachableError } from "../../core/errors";
 
@@ -59,12 +60,19 @@ export class ServerConnection {
     const timeout = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
     const signal = timeout && options.signal ? AbortSignal.any([options.signal, timeout]) : (timeout ?? options.signal);
     const key = typeof this.apiKey === "function" ? await this.apiKey() : this.apiKey;
+    let resent = false;
     for (let hop = 0; ; hop++) {
       let response: Response;
       try {
         response = await this.fetchImpl(url.href, { method, body, headers: this.headersFor(url, body !== undefined, key), redirect: "manual", signal });
       } catch (error) {
         if (options.signal?.aborted) throw new CancelledError();
+        // Once per request, and only for a reused connection the server closed as we sent.
+        if (!resent && !timeout?.aborted && closedReusedConnection(error)) {
+          resent = true;
+          hop--; // the same hop again, not a redirect
+          continue;
+        }
         if (timeout?.aborted) throw new ServerUnreachableError(`The inference server at ${this.origin} did not answer ${path} within ${Math.round(options.timeoutMs! / 1000)} s.`);
         throw new ServerUnreachableError(`Cannot reach the inference server at ${this.origin}: ${describeNetworkError(error)}.`, { cause: error });
       }
@@ -108,6 +116,23 @@ export class ServerConnection {
     if (key && url.origin === this.origin) headers.authorization = `Bearer ${key}`;
     return headers;
   }
+}
+
+/**
+ * fetch failed with "other side closed" (undici's UND_ERR_SOCKET) on a connection that had
+ * already carried a response: a keep-alive connection the server closed while the request
+ * was on its way, so the server never started on it. undici resends such a request itself
+ * only when its method is idempotent (GET), never a POST (a completion, a tokenize); on a new
+ * connection it goes through. On a fresh connection (nothing read before) the same error
+ * means the server dropped this very request: that is reported, not resent. (Bytes read
+ * can also be the start of this response's headers from a server that then closed: one
+ * resend there costs a repeated request, and the state re-sends its whole ledger anyway.
+ * A reset, ECONNRESET, carries no sign of which connection it hit, so it is reported.)
+ */
+function closedReusedConnection(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; socket?: { bytesRead?: unknown } } } | undefined)?.cause;
+  const bytesRead = cause?.socket?.bytesRead;
+  return cause?.code === "UND_ERR_SOCKET" && typeof bytesRead === "number" && bytesRead > 0;
 }
 
 function describeNetworkError(error: unknown): string {
