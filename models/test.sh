@@ -2,7 +2,11 @@
 # Install the pinned converter toolchain into models/.venv and run the models/ tests.
 # Idempotent: the venv is reused while requirements.txt is unchanged (hash stamp), so a
 # second run goes straight to pytest. Needs Python 3.11 + pip and PyPI; nothing else.
+# `--install-only`: the install step alone (run-all.sh starts it early, in the background: it
+# is mostly downloading torch, which overlaps the compiling steps).
 set -euo pipefail
+install_only=0
+if [[ "${1:-}" == "--install-only" ]]; then install_only=1; shift; fi
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/.venv"
@@ -30,6 +34,7 @@ else
   echo "models: requirements already installed"
 fi
 echo "models: install step took $(( $(date +%s) - start ))s"
+if [[ "$install_only" == 1 ]]; then exit 0; fi
 
 cd "$here"
 # No hub access: transformers must never try the network during tests.

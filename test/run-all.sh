@@ -27,6 +27,13 @@ npm run test:unit
 step "real-model tests (default GGUF)"
 npm run test:model
 
+step "GPU code path on a real Vulkan device: Mesa's llvmpipe (mesa-vulkan-drivers, installed when missing)"
+if [ ! -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then
+  apt-get update
+  apt-get install -y mesa-vulkan-drivers
+fi
+npm run test:gpu
+
 # The remote backend's tests need llama-server built from the same pinned source (about 10 min
 # of compiling on 2 cores when not cached). The VS Code suites below run llama.cpp on one
 # thread, so the build takes the other core meanwhile, in the background; its log is printed if

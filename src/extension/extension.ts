@@ -4,6 +4,9 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import { registerApplyCommands } from "./shell/apply/apply-commands";
 import { registerChatCommands } from "./shell/chat-commands";
+import { registerChatView } from "./shell/chat-view";
+import { registerSetupModel } from "./shell/setup-model";
+import { ChatStatusBar } from "./shell/status-bar";
 import { registerContextCommands } from "./shell/context/context-commands";
 import { EngineRegistry } from "./shell/engine-registry";
 import { registerServerSecretCommands, ServerSecrets } from "./shell/server-secrets";
@@ -12,7 +15,7 @@ import { registerModelCommands } from "./shell/model-commands";
 import { PanelManager } from "./shell/panel-manager";
 import { createTestingApi, type TestingApi } from "./shell/testing-api";
 import { TranscriptStore } from "./shell/transcript-store";
-import { readHistoryMaxConversations } from "./shell/settings";
+import { readHistoryMaxConversations, registerSettings } from "./shell/settings";
 
 export interface StatefulChatApi {
   /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */
@@ -22,18 +25,24 @@ export interface StatefulChatApi {
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
+  registerSettings(context, log);
   const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
   const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
   const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"), { maxConversations: readHistoryMaxConversations });
   const manager = new PanelManager(context, registry, store, log);
   context.subscriptions.push(log, stats, registry, manager);
-  const pools = registerLanguageModelFeatures(context, registry, log);
+  // One KV disk budget: the chat provider's parked sessions share the panels' snapshot budget.
+  const pools = registerLanguageModelFeatures(context, registry, log, manager.kvBudget);
   registerChatCommands(context, manager, store, stats, pools);
-  registerContextCommands(context, manager);
+  const chatView = registerChatView(context, manager, store);
+  const statusBar = new ChatStatusBar(manager);
+  context.subscriptions.push(statusBar);
+  registerContextCommands(context, manager, chatView);
+  registerSetupModel(context, log);
   const apply = registerApplyCommands(context, manager, log, () => vscode.window.activeTextEditor?.document.uri);
   registerModelCommands(context, log);
   registerServerSecretCommands(context, serverSecrets);
-  return context.extensionMode === vscode.ExtensionMode.Test ? { testing: createTestingApi(manager, registry, store, pools, apply) } : {};
+  return context.extensionMode === vscode.ExtensionMode.Test ? { testing: createTestingApi(manager, registry, store, pools, apply, () => statusBar.view) } : {};
 }
 
 export function deactivate(): void {}

@@ -16,6 +16,7 @@ import { cleanEntry, validModel, validStats } from "./protocol/entry-guards";
 import { HostChannel } from "./host-channel";
 import { handleLinkClicks } from "./links";
 import { ModelStatus } from "./model-status";
+import { EmptyState } from "./empty-state";
 import type { HostToWebview, ModelView } from "./protocol/messages";
 import { COPY_REPLY_EVENT, setReasoningMarkers } from "./reply-parts";
 import { TranscriptView, type RenderCounters } from "./transcript-view";
@@ -38,10 +39,11 @@ function start(app: HTMLElement): void {
   // setState crosses to the workbench on every call; scrolling (including auto-scroll while
   // streaming) fires far more often than a saved position needs.
   let scrollSave: ReturnType<typeof setTimeout> | undefined;
+  const emptyState = new EmptyState(post);
   const transcript = new TranscriptView((scrollTop, atBottom) => {
     clearTimeout(scrollSave);
     scrollSave = setTimeout(() => viewState.update({ scrollTop, atBottom }), 250);
-  });
+  }, emptyState.element);
   const composer = new Composer(post, (draft) => viewState.update({ draft }), viewState.current.draft);
   handleCodeBlockClicks(transcript.element, post);
   transcript.element.addEventListener(COPY_REPLY_EVENT, (event) => {
@@ -51,6 +53,7 @@ function start(app: HTMLElement): void {
   const showModel = (model: ModelView | undefined) => {
     setReasoningMarkers(model?.reasoning);
     modelStatus.show({ state: "ready", model });
+    emptyState.showModel(model);
   };
   handleLinkClicks(app, (url) => post({ type: "openLink", url }));
   window.statefulChatTestHooks = { counters: transcript.counters };

@@ -1,6 +1,5 @@
 // The scrolling list of entries. Streamed tokens only mark entries dirty; one flush per
 // animation frame renders them, and only the streaming entries are touched.
-import { el, icon } from "./dom";
 import { EntryView } from "./entry-view";
 import { FrameBatcher } from "./frame-batcher";
 import type { EntryStatus, TranscriptEntry, TurnStatsView } from "./protocol/messages";
@@ -25,14 +24,18 @@ export class TranscriptView {
   private readonly empty: HTMLElement;
   private stickToBottom = true;
 
-  constructor(private readonly onScroll: (scrollTop: number, atBottom: boolean) => void) {
+  /** `empty`: what shows while there are no entries (empty-state.ts). */
+  constructor(
+    private readonly onScroll: (scrollTop: number, atBottom: boolean) => void,
+    empty: HTMLElement,
+  ) {
     this.element = document.createElement("div");
     this.element.className = "transcript";
     this.element.setAttribute("role", "log");
     this.element.setAttribute("aria-live", "polite");
     this.element.setAttribute("aria-label", "Conversation");
     this.element.tabIndex = 0;
-    this.empty = emptyState();
+    this.empty = empty;
     this.element.append(this.empty);
     this.element.addEventListener("scroll", () => {
       this.stickToBottom = this.isAtBottom();
@@ -122,14 +125,4 @@ export class TranscriptView {
   private updateEmpty(): void {
     this.empty.hidden = this.entries.size > 0;
   }
-}
-
-function emptyState(): HTMLElement {
-  return el(
-    "div",
-    { class: "empty-state" },
-    icon("comment-discussion"),
-    el("p", { class: "empty-title" }, "Ask about your code"),
-    el("p", { class: "empty-hint" }, "The model keeps the conversation in its cache, so each turn only processes what is new."),
-  );
 }

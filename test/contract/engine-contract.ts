@@ -8,7 +8,9 @@ import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/e
 
 const GREEDY = { temperature: 0 } as const;
 
-export function engineContract(name: string, load: () => Promise<Engine>): void {
+/** `steps`: greedy tokens decoded per comparison (default 8; a slow device, such as Mesa's llvmpipe, takes fewer). */
+export function engineContract(name: string, load: () => Promise<Engine>, options: { readonly steps?: number } = {}): void {
+  const steps = options.steps ?? 8;
   describe(`engine contract: ${name}`, () => {
     let engine: Engine;
     let prompt: number[];
@@ -77,21 +79,21 @@ export function engineContract(name: string, load: () => Promise<Engine>): void 
         assert.equal(state.length, 3);
         const next = await state.evaluate(prompt.slice(3), GREEDY);
         assert.equal(state.length, prompt.length);
-        return greedyContinuation(state, next!, 8);
+        return greedyContinuation(state, next!, steps);
       });
-      const b = await withState(async (state) => greedyContinuation(state, (await state.evaluate(prompt, GREEDY))!, 8));
+      const b = await withState(async (state) => greedyContinuation(state, (await state.evaluate(prompt, GREEDY))!, steps));
       assert.deepEqual(a, b);
     });
 
     it("truncate is an exact tail erase", async () => {
       await withState(async (state) => {
         const first = (await state.evaluate(prompt, GREEDY))!;
-        const before = await greedyContinuation(state, first, 6);
+        const before = await greedyContinuation(state, first, Math.min(6, steps));
         await state.truncate(prompt.length);
         assert.equal(state.length, prompt.length);
         await state.truncate(prompt.length - 2);
         const again = (await state.evaluate(prompt.slice(-2), GREEDY))!;
-        assert.deepEqual(await greedyContinuation(state, again, 6), before);
+        assert.deepEqual(await greedyContinuation(state, again, Math.min(6, steps)), before);
       });
     });
 
@@ -138,6 +140,33 @@ export function engineContract(name: string, load: () => Promise<Engine>): void 
         await a.dispose();
         await b.dispose();
       }
+    });
+
+    it("probeCache: the engine's own count follows evaluate, truncate and reset", async (t) => {
+      await withState(async (state) => {
+        if (!state.probeCache) return t.skip(`SKIPPED: ${name} has no cache probe`);
+        // A server counts what it was sent: between replies (a prefill only recorded, a truncate
+        // it sees with the next request) it may not know; right after a sampled evaluate it must.
+        const serverSide = engine.info.backend === "remote";
+        const expectHeld = async (held: number, what: string, mustAnswer = !serverSide) => {
+          const probe = await state.probeCache!();
+          if (probe === undefined && !mustAnswer) return;
+          assert.ok(probe, `${what}: the engine answers`);
+          assert.equal(probe.held, held, `${what}: the engine's count (${probe.source})`);
+          if (probe.firstPosition !== undefined) assert.equal(probe.firstPosition, held > 0 ? 0 : -1, `${what}: the first position`);
+        };
+        await expectHeld(0, "a new state");
+        await state.evaluate(prompt.slice(0, 3));
+        await expectHeld(3, "after a prefill");
+        const first = (await state.evaluate(prompt.slice(3), GREEDY))!;
+        await expectHeld(prompt.length, "after a sampled evaluate", true);
+        await state.evaluate([first], GREEDY);
+        await expectHeld(prompt.length + 1, "after one more token", true);
+        await state.truncate(prompt.length - 2);
+        await expectHeld(prompt.length - 2, "after truncate");
+        await state.reset();
+        await expectHeld(0, "after reset");
+      });
     });
 
     it("dispose is idempotent and later use is refused", async () => {

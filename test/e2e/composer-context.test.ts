@@ -1,6 +1,6 @@
 // Context you can see and steer before sending, as a user does it in code-server + Chromium
-// with the real default model: Ask About Selection from the editor's context menu opens a
-// chat with the selection chip; the open file's chip shows before sending and, removed, is
+// with the real default model: Ask About Selection from the editor's context menu opens the
+// side bar's chat with the selection chip; the open file's chip shows before sending and, removed, is
 // not sent (the prefilled tokens drop by its cost); "@" + part of a name attaches a file, and
 // after an edit the same mention goes as a diff.
 
@@ -151,7 +151,7 @@ describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
     await page.keyboard.press("Control+End");
     await page.keyboard.type("\nexport const answer = 42;\n");
     await page.keyboard.press("Control+S");
-    await page.locator(".tab", { hasText: "Say hello." }).first().click();
+    // The chat is in the side bar (where Ask About Selection put it), beside the editor: no tab to switch to.
     await composer().fill("And now?");
     await mention("geom", "geometry.ts");
     await poll("a diff chip for geometry.ts", async () => (await composerChip("file:geometry.ts").getAttribute("data-state").catch(() => null)) ?? "", (s) => s === "diff");

@@ -1,7 +1,11 @@
 // Invariant 4 and ledger == cache through the engine process, with SIGKILLs of that process
 // among the random UI-like operations: sends, sends while streaming, stops, resets,
 // disposes and kills. No two calls overlap on a state; failed turns are engine_crashed (or
-// cancelled/disposed); after each checkpoint and at the end the cache equals the ledger.
+// cancelled/disposed). Ledger == cache from llama.cpp's side, through the engine process's
+// probe message: after every operation its positions for the sequence equal the ledger's
+// evaluated tokens (or the session already sees the state lost to a kill and re-prefills),
+// and every 30 operations and at the end the next-token distribution at the last position
+// equals a fresh prefill's of the ledger.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -10,7 +14,8 @@ import { StatefulChatError } from "../../src/extension/core/errors";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
-import { greedyFromFresh, greedyFromState, InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
+import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
+import { InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
 
 const OPERATIONS = 240;
@@ -35,14 +40,16 @@ describe("serialized session queue through the engine process, with kills", () =
   /** After a kill the cache is empty until the next turn re-prefills it: run one, then compare. */
   async function assertLedgerEqualsCache(chat: ChatSession, state: InstrumentedState): Promise<void> {
     await chat.whenIdle();
-    if (state.inner.length !== chat.ledger.length) await chat.send({ text: "ok" });
+    if ((await chat.probeCache()).resyncPending) await chat.send({ text: "ok" });
+    const check = await chat.probeCache();
+    assert.ok(check.probe, "llama.cpp in the engine process answers the probe");
+    assert.equal(check.resyncPending, false);
+    assert.equal(check.mismatch, undefined);
+    assert.equal(check.probe.held, chat.ledger.length, `llama.cpp holds the ledger (${check.probe.source})`);
     const ledger = [...chat.ledger];
-    assert.equal(state.inner.length, ledger.length, "cache length == ledger length");
     if (ledger.length === 0) return;
-    const a = await greedyFromState(state.inner, ledger, 3);
     // On the engine itself, not the instrumented one: the fresh state is not one of the chat's.
-    const b = await greedyFromFresh(proxy, ledger, 3);
-    assert.equal(a[0], b[0], "next greedy token from the cache equals a fresh prefill of the ledger");
+    assert.equal(await cacheDiffersFromFreshPrefill(state.inner, proxy, ledger), undefined, "the cache's next-token distribution is a fresh prefill's");
   }
 
   it(`${OPERATIONS} random operations with kills: no overlap, only expected errors, ledger == cache`, async () => {
@@ -63,6 +70,7 @@ describe("serialized session queue through the engine process, with kills", () =
     let completedTurns = 0;
     let kills = 0;
     const counts: Record<string, number> = {};
+    const probes = new CacheProbeTally();
     const kill = () => {
       const pid = proxy.pid;
       if (pid === undefined) return;
@@ -110,7 +118,9 @@ describe("serialized session queue through the engine process, with kills", () =
           break;
         }
       }
-      if (op % 60 === 59) {
+      // After every operation, in turn with what it queued (not awaited, as in the UI).
+      inFlight.push(probes.probe(chat, `op ${op} (${kind})`));
+      if (op % 30 === 29) {
         await Promise.all(inFlight.splice(0));
         await assertLedgerEqualsCache(chat, chatState);
       }
@@ -119,6 +129,9 @@ describe("serialized session queue through the engine process, with kills", () =
     await assertLedgerEqualsCache(chat, chatState);
     await chat.dispose();
     assert.deepEqual(unexpected, []);
+    assert.deepEqual(probes.mismatches, [], "llama.cpp's count == the ledger after every operation");
+    assert.ok(probes.compared > OPERATIONS / 4, `probes compared: ${probes.compared}, resync pending ${probes.resyncPending}, unanswered ${probes.unanswered}`);
+    console.log(`${probes.compared} probes compared, ${probes.resyncPending} after a kill (resync pending), ${probes.unanswered} unanswered, ${Math.floor(OPERATIONS / 30) + 1} logit checks, 0 mismatches`);
     const overlaps = engine.states.reduce((sum, s: InstrumentedState) => sum + s.overlaps, 0);
     assert.equal(overlaps, 0, "no two engine calls overlapped on one state");
     assert.ok(kills > 5 && crashes.length > 0, `kills: ${kills}, turns failed by a crash: ${crashes.length}`);

@@ -1,6 +1,9 @@
 // Invariant 4 (serialized) under a randomized storm of UI-like operations on the real
 // model: sends, sends while streaming, stops, resets and disposes. An instrumented engine
-// flags any overlap of two calls on one state; at checkpoints and at the end, ledger == cache.
+// flags any overlap of two calls on one state. Ledger == cache from llama.cpp's side: after
+// every operation its own positions for the sequence (KvState.probeCache, queued in turn
+// with the operations) equal the ledger's evaluated tokens, and every 50 operations the
+// next-token distribution at the last position equals a fresh prefill's of the ledger.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -8,7 +11,8 @@ import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine"
 import { ChatSession } from "../../src/extension/core/chat-session";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import { defaultModelFile } from "../support/default-model";
-import { greedyFromFresh, greedyFromState, InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
+import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
+import { InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
 
 const OPERATIONS = 1000;
@@ -26,15 +30,17 @@ describe("serialized session queue under random operations", () => {
     await engine?.dispose();
   });
 
+  /** The engine's own count, then the logits at the last position against a fresh prefill (the chat idle). */
   async function assertLedgerEqualsCache(chat: ChatSession, state: InstrumentedState): Promise<void> {
     await chat.whenIdle();
+    const check = await chat.probeCache();
+    assert.ok(check.probe, "llama.cpp answers the probe");
+    assert.equal(check.mismatch, undefined);
+    assert.equal(check.probe.held, chat.ledger.length, `llama.cpp holds the ledger (${check.probe.source})`);
     const ledger = [...chat.ledger];
-    assert.equal(state.inner.length, ledger.length, "cache length == ledger length");
     if (ledger.length === 0) return;
-    const a = await greedyFromState(state.inner, ledger, 3);
     // On the engine itself, not the instrumented one: the fresh state is not one of the chat's.
-    const b = await greedyFromFresh(llama, ledger, 3);
-    assert.equal(a[0], b[0], "next greedy token from the cache equals a fresh prefill of the ledger");
+    assert.equal(await cacheDiffersFromFreshPrefill(state.inner, llama, ledger), undefined, "the cache's next-token distribution is a fresh prefill's");
   }
 
   for (const seed of [7, 1234]) {
@@ -56,6 +62,8 @@ describe("serialized session queue under random operations", () => {
       const inFlight: Promise<unknown>[] = [];
       let completedTurns = 0;
       const counts: Record<string, number> = {};
+      const probes = new CacheProbeTally();
+      let logitChecks = 0;
       for (let op = 0; op < OPERATIONS / 2; op++) {
         const kind = pick(["send", "send", "sendWhileStreaming", "stop", "stopAfterToken", "reset", "dispose"] as const);
         counts[kind] = (counts[kind] ?? 0) + 1;
@@ -88,15 +96,24 @@ describe("serialized session queue under random operations", () => {
             break;
           }
         }
-        if (op % 100 === 99) {
+        // After every operation, in turn with what it queued (not awaited: the next operation may
+        // still overlap this one's turns, as in the UI).
+        inFlight.push(probes.probe(chat, `op ${op} (${kind})`));
+        if (op % 50 === 49) {
           await Promise.all(inFlight.splice(0));
           await assertLedgerEqualsCache(chat, chatState);
+          logitChecks++;
         }
       }
       await Promise.all(inFlight.splice(0));
       await assertLedgerEqualsCache(chat, chatState);
       await chat.dispose();
       assert.deepEqual(unexpected, []);
+      assert.deepEqual(probes.mismatches, [], "llama.cpp's count == the ledger after every operation");
+      // A reset or a dispose cancels a probe still queued behind it: most are compared, none may disagree.
+      assert.ok(probes.compared > OPERATIONS / 4, `probes compared: ${probes.compared}, unanswered ${probes.unanswered}`);
+      assert.equal(probes.resyncPending, 0, "in process, nothing loses its state");
+      console.log(`seed ${seed}: ${probes.compared} probes compared (${probes.unanswered} cancelled by a reset or a dispose), ${logitChecks + 1} logit checks, 0 mismatches`);
       const overlaps = engine.states.reduce((sum, s: InstrumentedState) => sum + s.overlaps, 0);
       assert.equal(overlaps, 0, "no two engine calls overlapped on one state");
       assert.ok(completedTurns > 50, `turns completed: ${completedTurns}`);

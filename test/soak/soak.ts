@@ -1,9 +1,12 @@
 // The soak: thousands of randomized operations a user and a flaky machine produce (send,
 // send while streaming, stop, reset, close and reopen with KV-snapshot restore, settings
 // changes, SIGKILL of the engine process, also mid-reply) on the default model through the
-// engine process. It counts rather than stops: at every checkpoint the cache must equal the
-// ledger and the saved transcript must equal what the user saw; a reopened chat must hold the
-// conversation it was closed with. `npm run soak` runs 10,000 operations; CI runs 200 (`test/model/soak.test.ts`).
+// engine process. It counts rather than stops: after every operation llama.cpp's own count of
+// the chat's KV cache (its positions for the sequence, asked through the engine process's
+// probe message, in turn with the operations) must equal the ledger's; at every checkpoint the
+// next-token distribution at the last position must equal a fresh prefill's of the ledger and
+// the saved transcript what the user saw; a reopened chat must hold the conversation it was
+// closed with. `npm run soak` runs 10,000 operations; CI runs 200 (`test/model/soak.test.ts`).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +22,8 @@ import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
-import type { Engine, KvState } from "../../src/extension/core/engine";
-import { freshDistributionAt, InstrumentedEngine, topGap, totalVariation } from "../support/instrumented-engine";
+import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
+import { InstrumentedEngine } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
 
 export const SOAK_OPERATIONS = ["send", "send", "sendWhileStreaming", "stop", "reset", "reopen", "settings", "kill", "killWhileStreaming"] as const;
@@ -45,7 +48,16 @@ export interface SoakFigures {
   readonly turnsFailedByCrash: number;
   readonly restores: { readonly snapshot: number; readonly conversation: number };
   readonly checkpoints: number;
-  /** Checkpoints where the cache did not equal the ledger. */
+  /**
+   * After every operation: llama.cpp's own count against the ledger's evaluated tokens.
+   * `resyncPending`: the session already saw its state lost to a kill (re-prefills next);
+   * `unanswered`: the probe was cancelled by a reset or failed by a kill.
+   */
+  readonly cacheProbes: { readonly compared: number; readonly resyncPending: number; readonly unanswered: number; readonly mismatches: number };
+  /** At every checkpoint: the logits at the last position against a fresh prefill of the ledger (exact with our llama.cpp build). */
+  readonly logitChecks: number;
+  readonly logitMismatches: number;
+  /** Probe mismatches, and checkpoints where the count or the logits did not match. */
   readonly corruptions: number;
   readonly corruptionDetails: readonly string[];
   /** Checkpoints or reopens where a transcript or conversation was not what the user saw. */
@@ -53,25 +65,6 @@ export interface SoakFigures {
   readonly unexpectedErrors: readonly string[];
   readonly overlaps: number;
   readonly wallSeconds: number;
-}
-
-/**
- * Invariant 1 at a checkpoint: the next-token distribution from the cache equals a fresh
- * prefill's of the ledger (a batch of another size may move probabilities by rounding, so a
- * small total variation is allowed, and the argmax must agree unless the top two nearly tie).
- * A cache that holds other tokens gives another distribution altogether.
- */
-const MAX_TVD = 0.1;
-const NEAR_TIE = 0.1;
-/** Why the cache's next-token distribution is not a fresh prefill's, or undefined when it is. */
-async function cacheDiffersFromFreshPrefill(state: KvState, engine: Engine, ledger: readonly number[]): Promise<string | undefined> {
-  if (!state.evaluateTopK) throw new Error("the backend has no evaluateTopK");
-  await state.truncate(ledger.length - 1);
-  const fromCache = await state.evaluateTopK([ledger[ledger.length - 1]!], 5);
-  const fromFresh = await freshDistributionAt(engine, ledger);
-  const tvd = totalVariation(fromCache, fromFresh);
-  const argmaxDiffers = topGap(fromFresh) >= NEAR_TIE && fromCache[0]![0] !== fromFresh[0]![0];
-  return tvd > MAX_TVD || argmaxDiffers ? `TVD ${tvd.toFixed(3)}, cache ${JSON.stringify(fromCache.slice(0, 2))}, fresh ${JSON.stringify(fromFresh.slice(0, 2))}` : undefined;
 }
 
 function withoutSystem(messages: readonly ChatMessage[]): ChatMessage[] {
@@ -100,6 +93,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
   let checkpoints = 0;
   let corruptions = 0;
   const corruptionDetails: string[] = [];
+  const probes = new CacheProbeTally();
+  let logitChecks = 0;
+  let logitMismatches = 0;
   let lost = 0;
   const restores = { snapshot: 0, conversation: 0 };
   const turnOptions = () => ({ maxTokens: 1 + Math.floor(random() * 6), margin: 48 });
@@ -150,17 +146,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     await chat.whenIdle();
     checkpoints++;
     // After a kill the cache is empty until the next turn re-prefills it: run one, then compare.
-    const state = chatState;
-    if (state.inner.length !== chat.ledger.length) await send(chat);
+    if ((await chat.probeCache()).resyncPending) await send(chat);
+    const check = await chat.probeCache();
     const ledger = [...chat.ledger];
-    if (state.inner.length !== ledger.length) {
+    if (!check.probe || check.resyncPending || check.mismatch || check.probe.held !== ledger.length) {
       corruptions++;
-      corruptionDetails.push(`checkpoint ${checkpoints}: the cache holds ${state.inner.length} tokens, the ledger ${ledger.length}`);
+      corruptionDetails.push(`checkpoint ${checkpoints}: ${check.mismatch ?? `the engine holds ${check.probe?.held ?? "?"} tokens${check.resyncPending ? " (state lost)" : ""}, the ledger ${ledger.length}`}`);
     } else if (ledger.length > 0) {
       // The fresh prefill on the engine itself, so its scratch state is not taken for the chat's.
-      const mismatch = await cacheDiffersFromFreshPrefill(state.inner, proxy, ledger);
+      logitChecks++;
+      const mismatch = await cacheDiffersFromFreshPrefill(chatState.inner, proxy, ledger);
       if (mismatch) {
         corruptions++;
+        logitMismatches++;
         corruptionDetails.push(`checkpoint ${checkpoints} (${ledger.length} tokens): ${mismatch}`);
       }
     }
@@ -233,14 +231,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
       }
     }
     seconds[kind] = (seconds[kind] ?? 0) + (performance.now() - opStarted) / 1000;
+    // After every operation, in turn with what it queued (not awaited: the next operation may
+    // overlap this one's turns, as in the UI).
+    inFlight.push(probes.probe(chat, `op ${op + 1} (${kind})`));
     if ((op + 1) % (options.checkpointEvery ?? 50) === 0) {
       const checkpointStarted = performance.now();
       await checkpoint();
       seconds.checkpoint = (seconds.checkpoint ?? 0) + (performance.now() - checkpointStarted) / 1000;
-      log(`${op + 1} operations: ${turnsCompleted} turns, ${kills} kills, ${restores.snapshot} snapshot restores, ${corruptions} corruptions, ${lost} lost`);
+      log(`${op + 1} operations: ${turnsCompleted} turns, ${kills} kills, ${restores.snapshot} snapshot restores, ${probes.compared} probes (${probes.mismatches.length} mismatches), ${logitChecks} logit checks (${logitMismatches} mismatches), ${corruptions} corruptions, ${lost} lost`);
     }
   }
   await checkpoint();
+  corruptions += probes.mismatches.length;
+  corruptionDetails.push(...probes.mismatches);
   await chat.dispose();
   const overlaps = engine.states.reduce((sum, s) => sum + s.overlaps, 0);
   await engine.dispose();
@@ -254,6 +257,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     turnsFailedByCrash,
     restores,
     checkpoints,
+    cacheProbes: { compared: probes.compared, resyncPending: probes.resyncPending, unanswered: probes.unanswered, mismatches: probes.mismatches.length },
+    logitChecks,
+    logitMismatches,
     corruptions,
     corruptionDetails,
     lostTranscripts: lost,

@@ -2,7 +2,7 @@
 // next token is a hash of the whole cached sequence, so any cache/ledger mismatch changes
 // its output. Tokens are bytes of UTF-8 text (ids 0..255), EOS is 256.
 
-import type { Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../../src/extension/core/engine";
+import type { CacheProbe, Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../../src/extension/core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
 
 export const EOS = 256;
@@ -143,6 +143,10 @@ export class HashState implements KvState {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+  }
+  /** The double's own cells (its `cache`), the only count it has: a test that erases one behind the session's back sees it here. */
+  async probeCache(): Promise<CacheProbe> {
+    return { held: this.cache.length, source: "test double's cache" };
   }
 }
 

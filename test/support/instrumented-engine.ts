@@ -95,14 +95,20 @@ export class InstrumentedState implements KvState {
     return load && ((path) => this.track({ kind: "reset", tokens: 0, sampled: false }, () => load.call(this.inner, path)));
   }
 
+  /** The backend's own count, forwarded (a read: tracked for overlaps, not counted as a call). */
+  get probeCache(): KvState["probeCache"] {
+    const probe = this.inner.probeCache;
+    return probe && (() => this.track(undefined, () => probe.call(this.inner)));
+  }
+
   dispose(): Promise<void> {
     return this.inner.dispose();
   }
 
-  private async track<T>(call: StateCall, run: () => Promise<T>): Promise<T> {
+  private async track<T>(call: StateCall | undefined, run: () => Promise<T>): Promise<T> {
     this.active++;
     if (this.active > 1) this.overlaps++;
-    this.calls.push(call);
+    if (call) this.calls.push(call);
     try {
       // Yield once so that an overlapping caller would get in while this call is active.
       await new Promise((resolve) => setImmediate(resolve));

@@ -4,7 +4,7 @@
 // can compare frequencies with. Sampling draws from a seeded generator per state. It can
 // verify a batch (KvState.verify) and, optionally, run its own reply loop.
 
-import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
+import type { CacheProbe, KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
 import { CapacityError, ConcurrentAccessError, DisposedError } from "../../src/extension/core/errors";
 import { EOS } from "./fake-engine";
 import { seededRandom } from "./random";
@@ -102,6 +102,11 @@ export class MarkovState implements KvState {
 
   async reset(): Promise<void> {
     this.cache.length = 0;
+  }
+
+  /** The double's own cells (its `cache`), the only count it has: a test that erases one behind the session's back sees it here. */
+  async probeCache(): Promise<CacheProbe> {
+    return { held: this.cache.length, source: "test double's cache" };
   }
 
   async dispose(): Promise<void> {

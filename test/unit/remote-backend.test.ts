@@ -374,7 +374,7 @@ describe("remote backend configuration", () => {
       { id: "2", role: "assistant" as const, text: "The sea", status: "error" as const },
     ];
     assert.equal(lastFailedMessage(entries), "Write a poem", "Retry sends the message again");
-    assert.deepEqual(bannerActionsFor(new ServerRejectedError("HTTP 401", 401)).map((a) => a.command), ["statefulChat.setServerApiKey", "statefulChat.openSettings"]);
+    assert.deepEqual(bannerActionsFor(new ServerRejectedError("HTTP 401", 401)).map((a) => a.command), ["statefulChat.setServerApiKey", "statefulChat.retry", "statefulChat.openSettings"]);
     assert.equal(marksMessageNotSent(new TokenizerMismatchError("differs")), true);
     assert.deepEqual(bannerActionsFor(new TokenizerMismatchError("differs")).map((a) => a.command), ["statefulChat.selectModel", "statefulChat.openSettings"]);
   });

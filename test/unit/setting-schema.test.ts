@@ -10,13 +10,13 @@ it("clamps numbers to the schema's range and rounds integers, reporting each", (
   const problems: SettingProblem[] = [];
   assert.equal(checkedNumber("temperature", -0.5, problems), 0);
   assert.equal(checkedNumber("temperature", 7, problems), 2);
-  assert.equal(checkedNumber("maxNewTokens", 12.7, problems), 13);
+  assert.equal(checkedNumber("reply.maxTokens", 12.7, problems), 13);
   assert.equal(checkedNumber("contextSize", 100, problems), 256);
   assert.equal(checkedNumber("chatProvider.sessions", 99, problems), 16);
   assert.deepEqual(problems.map((p) => p.setting), [
     "statefulChat.temperature",
     "statefulChat.temperature",
-    "statefulChat.maxNewTokens",
+    "statefulChat.reply.maxTokens",
     "statefulChat.contextSize",
     "statefulChat.chatProvider.sessions",
   ]);
@@ -26,7 +26,7 @@ it("clamps numbers to the schema's range and rounds integers, reporting each", (
 it("uses the default for a value of the wrong type or not among the choices", () => {
   const problems: SettingProblem[] = [];
   assert.equal(checkedNumber("temperature", "0.7", problems), settingDefault("temperature"));
-  assert.equal(checkedNumber("threads", Number.NaN, problems), 0);
+  assert.equal(checkedNumber("advanced.threads", Number.NaN, problems), 0);
   assert.equal(checkedChoice("backend", "gpu", problems), "auto");
   assert.equal(checkedChoice("speculative", "lookup", problems, (v) => v !== "lookup"), "auto", "the code's own list is checked too");
   assert.equal(problems.length, 4);
@@ -36,9 +36,9 @@ it("uses the default for a value of the wrong type or not among the choices", ()
 it("valid and unset values pass silently", () => {
   const problems: SettingProblem[] = [];
   assert.equal(checkedNumber("temperature", 0.7, problems), 0.7);
-  assert.equal(checkedNumber("maxNewTokens", undefined, problems), 512);
+  assert.equal(checkedNumber("reply.maxTokens", undefined, problems), 512);
   assert.equal(checkedChoice("overflowStrategy", "truncate", problems), "truncate");
-  assert.equal(checkedChoice("historyRendering", undefined, problems), "template");
+  assert.equal(checkedChoice("advanced.historyRendering", undefined, problems), "template");
   assert.deepEqual(problems, []);
 });
 

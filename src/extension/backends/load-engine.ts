@@ -5,6 +5,7 @@
 import { BACKEND_NAMES, type Engine } from "../core/engine";
 import { BackendUnavailableError } from "../core/errors";
 import type { SpeculativeMode } from "../core/speculation/modes";
+import type { GpuChoice, GpuLayersChoice } from "./llamacpp/gpu-choice";
 import { LlamaEngine } from "./llamacpp/llama-engine";
 import type { RemoteServerOptions } from "./remote/options";
 import { RemoteEngine } from "./remote/remote-engine";
@@ -34,6 +35,10 @@ export interface EngineRequest {
   readonly speculative?: SpeculativeMode;
   /** A small model with the same vocabulary that drafts tokens (`draft` and `auto`). */
   readonly draftModelPath?: string;
+  /** llama.cpp: where the layers run (statefulChat.gpu, CLI --gpu). Defaults to `off` here; the settings and the CLI default to `auto`. */
+  readonly gpu?: GpuChoice;
+  /** llama.cpp: layers on the GPU, `auto` (default: as many as fit with room for the chats' KV caches) or a number. */
+  readonly gpuLayers?: GpuLayersChoice;
   /** Backend `remote`: the inference server (its URL, kind and API key). `modelPath` is then the local tokenizer's model. */
   readonly server?: RemoteServerOptions;
 }
@@ -99,16 +104,20 @@ async function loadTarget(request: EngineRequest): Promise<LoadedEngine> {
     const ggufPath = coreMLModel ? request.fallbackModelPath : request.modelPath;
     if (!ggufPath) throw new BackendUnavailableError(`Core ML backend unavailable: ${reason}`);
     const engine = await loadLlama(request, ggufPath);
-    return { engine, notice: `Core ML backend unavailable (${reason}); using llama.cpp with ${engine.info.modelName}` };
+    const notice = `Core ML backend unavailable (${reason}); using llama.cpp with ${engine.info.modelName}`;
+    return { engine, notice: engine.notice ? `${notice}. ${engine.notice}` : notice };
   }
-  return { engine: await loadLlama(request, request.modelPath) };
+  const engine = await loadLlama(request, request.modelPath);
+  return { engine, notice: engine.notice };
 }
 
-function loadLlama(request: EngineRequest, modelPath: string): Promise<Engine> {
+function loadLlama(request: EngineRequest, modelPath: string): Promise<LlamaEngine> {
   return LlamaEngine.load({
     modelPath,
     contextSize: request.contextSize,
     threads: request.threads,
     threadCalibrationFile: request.threadCalibrationFile,
+    gpu: request.gpu,
+    gpuLayers: request.gpuLayers,
   });
 }

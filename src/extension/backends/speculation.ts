@@ -31,7 +31,9 @@ export async function withSpeculation(target: Engine, request: EngineRequest, lo
       throw error;
     }
   }
-  const calibration = request.threadCalibrationFile ? fileStore(join(dirname(request.threadCalibrationFile), "speculation-cost.json")) : undefined;
+  const calibration = request.threadCalibrationFile
+    ? fileStore(join(dirname(request.threadCalibrationFile), "speculation-cost.json"), deviceKey(target))
+    : undefined;
   return new SpeculativeEngine(target, { mode, draftEngine, calibration });
 }
 
@@ -57,8 +59,19 @@ export function assertSameVocabulary(target: Tokenizer, draft: Tokenizer, draftP
   }
 }
 
-function fileStore(file: string): CalibrationStore {
-  const machine = `${cpus()[0]?.model ?? ""}|${availableParallelism()}`;
+/**
+ * The device a verify batch is timed on: on a GPU a batch of k tokens costs about one
+ * decode, on a small CPU several, so a cost measured on one never stands for the other.
+ */
+export function deviceKey(target: Engine): string {
+  const placement = target.info.placement;
+  if (!placement || placement.layersOffloaded === 0) return "cpu";
+  return `${placement.compute}:${placement.device}:${placement.layersOffloaded}/${placement.layers}`;
+}
+
+function fileStore(file: string, device: string): CalibrationStore {
+  // CPU keys as before (figures measured before devices were told apart stay valid).
+  const machine = `${cpus()[0]?.model ?? ""}|${availableParallelism()}${device === "cpu" ? "" : `|${device}`}`;
   const readAll = async (): Promise<Record<string, unknown>> => {
     try {
       return JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;

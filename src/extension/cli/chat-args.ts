@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { BACKEND_CHOICES, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
 import { SERVER_KINDS, type ServerKindChoice } from "../backends/remote/options";
+import { GPU_CHOICES, type GpuChoice, type GpuLayersChoice } from "../backends/llamacpp/gpu-choice";
 import type { HistoryRendering } from "../core/conversation-prompt";
 import { SPECULATIVE_MODES, type SpeculativeMode } from "../core/speculation/modes";
 import type { OverflowStrategy, TurnStrategy } from "../core/stats";
@@ -28,6 +29,10 @@ export interface ChatArgs {
   /** `--backend remote`: the inference server's URL (the API key comes from STATEFUL_CHAT_SERVER_API_KEY, never a flag). */
   readonly server?: string;
   readonly serverKind: ServerKindChoice;
+  /** llama.cpp: where the layers run (`auto` default: a GPU when one is usable, else the CPU). */
+  readonly gpu: GpuChoice;
+  /** llama.cpp: layers on the GPU, `auto` or a number (0: the CPU). */
+  readonly gpuLayers: GpuLayersChoice;
 }
 
 export class UsageError extends Error {}
@@ -54,12 +59,15 @@ export const CHAT_USAGE = `Usage: stateful-chat chat [--model PATH] [--ctx N] [-
                           [--history template|asGenerated] [--in-process]
                           [--speculative auto|off|lookup|draft] [--draft-model PATH]
                           [--backend remote --server URL [--server-kind auto|llama-server|vllm|sglang]]
+                          [--gpu auto|off|metal|cuda|vulkan] [--gpu-layers auto|N]
 Reads one user message per line from stdin; "/reset" resets the conversation; EOF ends.
 The model runs in its own engine process (a crash there ends the turn with engine_crashed
 and the next turn re-prefills); --in-process runs it in the CLI's process.
 --backend remote sends each turn to an inference server as token ids (the model at --model
 is the local tokenizer and chat template, checked against the server's); the API key, if
-the server needs one, is read from STATEFUL_CHAT_SERVER_API_KEY.`;
+the server needs one, is read from STATEFUL_CHAT_SERVER_API_KEY.
+--gpu picks where llama.cpp runs (auto: Metal, CUDA or Vulkan when usable, else the CPU, saying
+why when a GPU was asked for or found); --gpu-layers how many layers go there.`;
 
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
   let parsed;
@@ -86,6 +94,8 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
       "draft-model": { type: "string" },
       server: { type: "string" },
       "server-kind": { type: "string" },
+      gpu: { type: "string" },
+      "gpu-layers": { type: "string" },
     },
   });
   } catch (error) {
@@ -119,7 +129,16 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     speculative: oneOf("speculative", values.speculative, SPECULATIVE_MODES, "auto"),
     draftModel: values["draft-model"],
     ...serverArgs(values.backend, values.server, values["server-kind"]),
+    gpu: oneOf("gpu", values.gpu, GPU_CHOICES, "auto"),
+    gpuLayers: gpuLayersArg(values["gpu-layers"]),
   };
+}
+
+function gpuLayersArg(value: string | undefined): GpuLayersChoice {
+  if (value === undefined || value === "auto") return "auto";
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--gpu-layers must be auto or a whole number >= 0, got "${value}"`);
+  return n;
 }
 
 function serverArgs(backend: string | undefined, server: string | undefined, kind: string | undefined): { server?: string; serverKind: ServerKindChoice } {

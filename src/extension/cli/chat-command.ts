@@ -8,7 +8,7 @@ import { loadEngine, type EngineRequest, type LoadedEngine, type LoadHooks } fro
 import { describeServerStatus, type ServerStatus } from "../backends/remote/status";
 import { ProxyEngine } from "../engine-host/proxy-engine";
 import { ChatSession } from "../core/chat-session";
-import type { Engine } from "../core/engine";
+import type { Engine, EnginePlacement } from "../core/engine";
 import { toStatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
 import { defaultModelPath } from "../models/default-model";
@@ -41,6 +41,8 @@ export async function runChat(args: ChatArgs): Promise<number> {
       fallbackModelPath: existsSync(fallback) ? fallback : undefined,
       speculative: args.speculative,
       draftModelPath: args.draftModel,
+      gpu: args.gpu,
+      gpuLayers: args.gpuLayers,
       ...(args.backend === "remote" && args.server
         ? { server: { url: args.server, kind: args.serverKind, apiKey: process.env.STATEFUL_CHAT_SERVER_API_KEY || undefined } }
         : {}),
@@ -62,6 +64,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
       model: engine.info.modelPath,
       capacity: session.capacity,
       details: engine.info.details,
+      ...(engine.info.placement ? { placement: engine.info.placement } : {}),
       ...(loaded.notice ? { notice: loaded.notice } : {}),
     };
     if (json) emit(ready);
@@ -86,7 +89,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
         else say("[conversation reset]\n");
         continue;
       }
-      await runTurn(session, line, json, emit, say);
+      await runTurn(session, line, json, emit, say, engine.info.placement);
     }
   } finally {
     process.off("SIGINT", onSigint);
@@ -107,7 +110,7 @@ async function startEngine(inProcess: boolean, request: EngineRequest, hooks: Lo
   return { engine, notice: engine.notice };
 }
 
-async function runTurn(session: ChatSession, line: string, json: boolean, emit: Emit, say: (t: string) => void) {
+async function runTurn(session: ChatSession, line: string, json: boolean, emit: Emit, say: (t: string) => void, placement: EnginePlacement | undefined) {
   const onOverflow = (event: OverflowEvent) => {
     if (json) emit({ event: "overflow", ...event });
     else say(`[context full: ${event.strategy} freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter})]\n`);
@@ -117,7 +120,8 @@ async function runTurn(session: ChatSession, line: string, json: boolean, emit: 
       { text: line },
       { onText: json ? undefined : (text) => process.stdout.write(text), onOverflow },
     );
-    if (json) emit({ event: "turn", ...stats, overflow: undefined });
+    // `placement`: where the model computed this turn (device, layers offloaded, threads).
+    if (json) emit({ event: "turn", ...stats, overflow: undefined, ...(placement ? { placement } : {}) });
     else {
       process.stdout.write("\n");
       say(`${statusLine(stats)}\n`);

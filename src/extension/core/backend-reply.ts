@@ -2,6 +2,8 @@
 // round trip per token, so the model never waits for this side. Tokens are yielded as they
 // arrive; a stop (cancel, the consumer returning early) cancels the run, and whatever the
 // backend decoded beyond what was yielded is erased, so ledger == cache as in the step loop.
+// A Stop is heard while waiting for a token too (a busy server, a stalled stream, an engine
+// process restarting): the run is cancelled at once, not after a token that may never come.
 
 import { throwIfAborted } from "./abort";
 import type { ReplyOptions, ReplyRun } from "./engine";
@@ -51,13 +53,23 @@ export async function* backendReply(port: BackendReplyPort, options: GenerateOpt
     wake?.();
   });
   done.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
+  const onAbort = () => {
+    run.cancel();
+    wake?.();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
   const before = { evaluated: port.ledger.evaluated, input: input.length, generated: port.pendingGenerated() };
   let produced = 0;
   let reason: StopReason | undefined;
   let completed = false;
   try {
     for (let next = 0; ; next++) {
-      while (next >= arrived.length && !finished) await new Promise<void>((resolve) => (wake = resolve));
+      while (next >= arrived.length && !finished && !signal?.aborted) await new Promise<void>((resolve) => (wake = resolve));
+      // A Stop: tokens that arrived since are not taken (the backend's cache is cut back to the ledger).
+      if (signal?.aborted) {
+        reason = "cancelled";
+        break;
+      }
       if (next >= arrived.length) break;
       const token = arrived[next];
       if (port.isEndOfGeneration(token)) {
@@ -67,13 +79,10 @@ export async function* backendReply(port: BackendReplyPort, options: GenerateOpt
       port.ledger.append([token]);
       produced++;
       yield token;
-      if (signal?.aborted) {
-        reason = "cancelled";
-        break;
-      }
     }
     completed = true;
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     run.cancel();
     let length: number | undefined;
     try {

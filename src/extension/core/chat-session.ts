@@ -1,6 +1,7 @@
 // The public face of the core: one conversation on one KV state, behind a FIFO queue.
 // The CLI and each chat panel own one ChatSession; the engine is shared.
 
+import type { CacheCheck } from "./cache-check";
 import { ChatTemplate, type ChatMessage } from "./chat-template";
 import type { Engine } from "./engine";
 import type { ReasoningMarkers } from "./reasoning";
@@ -114,6 +115,11 @@ export class ChatSession {
 
   whenIdle(): Promise<void> {
     return this.queue.whenIdle();
+  }
+
+  /** Ledger == cache by the engine's own count (core/cache-check.ts), in turn with the other operations. */
+  probeCache(): Promise<CacheCheck> {
+    return this.queue.enqueue("other", () => this.session.probeCache());
   }
 
   async dispose(): Promise<void> {

@@ -35,6 +35,23 @@ export interface EngineInfo {
   readonly capacity: number;
   /** Human-readable details, e.g. compute units or threads. */
   readonly details: string;
+  /** Where the model runs (device, layers offloaded), when the backend knows. */
+  readonly placement?: EnginePlacement;
+}
+
+/** Where a loaded model computes: the CLI's JSON events and Show Session Stats report it. */
+export interface EnginePlacement {
+  /** `cpu`, or the GPU API its layers run on (`metal`, `cuda`, `vulkan`). */
+  readonly compute: string;
+  /** The device as its driver names it (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"), or the CPU's model. */
+  readonly device: string;
+  /** Layers on the device, of `layers` (0 on the CPU). */
+  readonly layersOffloaded: number;
+  readonly layers: number;
+  /** CPU threads of the engine. */
+  readonly threads: number;
+  /** For people: "Vulkan llvmpipe (LLVM 15.0.6, 256 bits), 31/31 layers", "CPU, 2 threads". */
+  readonly summary: string;
 }
 
 export interface ReplyOptions {
@@ -57,7 +74,11 @@ export interface SpeculationCounts {
 export interface ReplyRun {
   /** Resolves to the cache's length once the backend has stopped. */
   readonly done: Promise<number>;
-  /** Stop at the next token (the backend may have sampled one more before it sees this). */
+  /**
+   * Stop at the next token (the backend may have sampled one more before it sees this), and
+   * stop any wait at once (for the first token, a busy server, an engine process restarting):
+   * `done` then resolves with what the cache holds, or rejects.
+   */
   cancel(): void;
   /** Set by a speculative run once `done` has resolved: what drafting did for this reply. */
   readonly speculation?: () => SpeculationCounts | undefined;
@@ -67,6 +88,24 @@ export interface ReplyRun {
    * own count, e.g. llama-server's `timings.cache_n`), undefined when it did not say.
    */
   readonly serverCached?: () => number | undefined;
+}
+
+/**
+ * What a KV cache holds as the engine itself counts it (KvState.probeCache), not as the caller
+ * or a wrapper's counter says: the check that the ledger and the cache have not come apart.
+ */
+export interface CacheProbe {
+  /**
+   * Tokens the cache holds by the engine's count. llama.cpp: its highest position for the
+   * sequence + 1 (`llama_memory_seq_pos_max`; positions, not cells: a cell missing inside the
+   * range is not seen here, the logits are what shows it). Core ML: the native session's
+   * position (the causal mask's end). A server: its own count for our slot.
+   */
+  readonly held: number;
+  /** The lowest position held, where the engine tracks positions (llama.cpp): 0, or -1 when empty. */
+  readonly firstPosition?: number;
+  /** Where `held` comes from, for reports (e.g. "llama_memory_seq_pos_min/max"). */
+  readonly source: string;
 }
 
 /** One loaded model, shared by every session (panel) that uses it. */
@@ -92,9 +131,11 @@ export interface KvState {
   /**
    * Append `tokens` to the cache. When `sample` is given, returns the next token sampled
    * from the logits of the last appended token. Must throw CapacityError, before touching
-   * the state, when length + tokens.length > capacity.
+   * the state, when length + tokens.length > capacity. `signal` (a Stop) ends a wait before
+   * the computation starts (a busy server, an engine process restarting) with
+   * CancelledError and the state untouched; a computation that started runs to its end.
    */
-  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined>;
+  evaluate(tokens: readonly number[], sample?: SamplingOptions, signal?: AbortSignal): Promise<number | undefined>;
   /**
    * Like evaluate(), but returns the `k` most likely next tokens with their probabilities
    * (softmax of the raw logits). Diagnostics and numerical-equivalence tests use it.
@@ -137,5 +178,12 @@ export interface KvState {
    * state can crash llama.cpp): callers check that before, and the tokens after.
    */
   loadSnapshot?(path: string): Promise<readonly number[]>;
+  /**
+   * Optional (implemented by every backend that can ask its engine): what the cache holds,
+   * answered by the engine from its own side (see CacheProbe), never from `length` or the
+   * ledger. Undefined when the engine cannot tell right now (a server that has not been sent
+   * the latest tokens). Tests, the randomized runs and the soak compare it with the ledger.
+   */
+  probeCache?(): Promise<CacheProbe | undefined>;
   dispose(): Promise<void>;
 }

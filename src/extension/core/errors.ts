@@ -17,7 +17,8 @@ export type ErrorCode =
   | "engine_crashed"
   | "server_unreachable"
   | "server_rejected"
-  | "tokenizer_mismatch";
+  | "tokenizer_mismatch"
+  | "device_memory_exceeded";
 
 export class StatefulChatError extends Error {
   constructor(
@@ -151,6 +152,16 @@ export class ServerRejectedError extends StatefulChatError {
     readonly status?: number,
   ) {
     super("server_rejected", message);
+  }
+}
+
+/**
+ * Refused before allocating: one more KV cache (a chat at its context size) does not fit in
+ * the device memory left (a GPU's VRAM). The engine and its open chats stay usable.
+ */
+export class DeviceMemoryError extends StatefulChatError {
+  constructor(message: string) {
+    super("device_memory_exceeded", message);
   }
 }
 

@@ -1,7 +1,10 @@
 // Runs the overflow policy inside a turn: ask the model for a summary (in the current state,
 // within the margin, rendered by the same history rule as turns), reset the state, and seed
-// it with what the policy keeps.
+// it with what the policy keeps. A Stop or a failure during the summary leaves the
+// conversation as it was; once the state is reset, the prompt and the ledger both hold the
+// seed (its tokens pending until the turn prefills them), so they never come apart.
 
+import { throwIfAborted } from "./abort";
 import type { ChatMessage } from "./chat-template";
 import type { ConversationPrompt, HistoryRendering } from "./conversation-prompt";
 import type { Tokenizer } from "./engine";
@@ -39,8 +42,12 @@ export class OverflowRunner {
       budget,
       measure: (messages, gen) => this.prompt.measureFresh(messages, gen),
     });
+    throwIfAborted(signal);
     await this.session.reset();
-    await this.session.prefill(this.prompt.seed(seed, rendering), signal);
+    // The seed goes into the ledger as pending tokens, not prefilled here: the turn prefills
+    // them with its own tokens inside its try/undo, so a Stop or a failed engine call there
+    // leaves the seed pending (prompt and ledger agree) and the next turn prefills all of it.
+    this.session.appendPending(this.prompt.seed(seed, rendering));
     return {
       strategy: summary !== undefined ? "summarize" : "truncate",
       positionBefore,

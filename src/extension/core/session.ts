@@ -8,6 +8,7 @@ import type { KvState, SamplingOptions, Tokenizer } from "./engine";
 import { CancelledError, CapacityError, DisposedError } from "./errors";
 import { Ledger } from "./ledger";
 import { backendReply, type BackendReplyEnd, type BackendReplyPort } from "./backend-reply";
+import { cacheMismatch, type CacheCheck } from "./cache-check";
 
 export interface GenerateOptions {
   readonly maxTokens: number;
@@ -115,8 +116,9 @@ export class Session {
           reason = "capacity";
           break;
         }
-        // No signal here: a cancel is seen at the top of the loop, after a whole step.
-        const next = await this.evaluatePending({ keepLast: 0, sample: options.sampling });
+        // A cancel is seen at the top of the loop, after a whole step; the signal here only
+        // ends a wait for the backend (an engine process restarting, a busy server).
+        const next = await this.evaluatePending({ keepLast: 0, sample: options.sampling, waitSignal: signal });
         if (next === undefined) throw new Error("backend returned no sampled token");
         this.counters.steps++;
         if (this.tokenizer.isEndOfGeneration(next)) {
@@ -130,7 +132,7 @@ export class Session {
       }
       // Put the last generated token into the state now, so the state is complete.
       if (this.ledger.pending().length > 0 && reason !== "eog") {
-        await this.evaluatePending({ keepLast: 0 });
+        await this.evaluatePending({ keepLast: 0, waitSignal: signal });
       }
     } catch (error) {
       if (error instanceof CancelledError) reason = "cancelled";
@@ -313,6 +315,19 @@ export class Session {
     return false;
   }
 
+  /**
+   * What the engine says its cache holds against what this session evaluated into it
+   * (core/cache-check.ts). Not serialized by itself: ChatSession.probeCache queues it.
+   */
+  async probeCache(): Promise<CacheCheck> {
+    this.assertUsable();
+    const evaluated = this.ledger.evaluated;
+    const resyncPending = this.state.length !== evaluated;
+    const probe = await this.state.probeCache?.();
+    const mismatch = probe && !resyncPending ? cacheMismatch(probe, evaluated) : undefined;
+    return { evaluated, ledger: this.ledger.length, probe, resyncPending, mismatch };
+  }
+
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
@@ -333,6 +348,8 @@ export class Session {
     keepLast: number;
     sample?: SamplingOptions;
     signal?: AbortSignal;
+    /** Handed to the backend only (not checked between chunks): it ends a wait, never a computation. */
+    waitSignal?: AbortSignal;
   }): Promise<number | undefined> {
     const pending = this.ledger.pending();
     const count = pending.length - options.keepLast;
@@ -344,7 +361,7 @@ export class Session {
       if (this.state.length + chunk.length > this.capacity) {
         throw new CapacityError(this.state.length, chunk.length, this.capacity);
       }
-      next = await this.state.evaluate(chunk, isLast ? options.sample : undefined);
+      next = await this.state.evaluate(chunk, isLast ? options.sample : undefined, options.signal ?? options.waitSignal);
       this.ledger.markEvaluated(chunk.length);
       const fromGeneration = Math.min(this.pendingGenerated, chunk.length);
       this.pendingGenerated -= fromGeneration;

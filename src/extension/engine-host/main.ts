@@ -85,6 +85,10 @@ async function handle(id: number, request: Request): Promise<unknown> {
       const tokens = await state.loadSnapshot(request.path);
       return { length: state.length, tokens };
     }
+    case "probeCache": {
+      const probe = await stateOf(request.state).probeCache?.();
+      return probe ? { probe } : {};
+    }
     case "generateReply": {
       const state = stateOf(request.state);
       if (!state.generateReply) throw new EngineFailedError("this backend has no reply loop");

@@ -6,7 +6,8 @@
 
 import { isBackendChoice, type EngineRequest } from "../backends/load-engine";
 import { isServerKindChoice } from "../backends/remote/options";
-import { BACKEND_NAMES, type BackendName, type SamplingOptions, type SpeculationCounts } from "../core/engine";
+import { isGpuChoice, isGpuLayersChoice } from "../backends/llamacpp/gpu-choice";
+import { BACKEND_NAMES, type BackendName, type CacheProbe, type EnginePlacement, type SamplingOptions, type SpeculationCounts } from "../core/engine";
 import { isSpeculativeMode } from "../core/speculation/modes";
 import type { ErrorCode } from "../core/errors";
 
@@ -24,6 +25,8 @@ export interface LoadedInfo {
   readonly notice?: string;
   /** The engine's states have generateReply (Engine.replyLoop). */
   readonly replyLoop?: boolean;
+  /** Where the model runs (EngineInfo.placement). */
+  readonly placement?: EnginePlacement;
 }
 
 export type Request =
@@ -36,6 +39,8 @@ export type Request =
   | { readonly op: "disposeState"; readonly state: number }
   | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string; readonly tokens: readonly number[] }
   | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string }
+  /** KvState.probeCache: the engine's own count of what the state's cache holds. */
+  | { readonly op: "probeCache"; readonly state: number }
   /** KvState.generateReply: sampled tokens stream back as TokenEvents before the reply. */
   | { readonly op: "generateReply"; readonly state: number; readonly tokens: readonly number[]; readonly sample: SamplingOptions; readonly maxTokens: number };
 
@@ -52,6 +57,8 @@ export interface ReplyOf {
   disposeState: Record<string, never>;
   saveSnapshot: { readonly bytes: number };
   loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
+  /** `probe` absent when the backend has none or cannot tell now. */
+  probeCache: { readonly probe?: CacheProbe };
   /** `speculation`: what drafting did for this reply, when the state decodes speculatively; `serverCached`: a remote state's server-reported cache hit. */
   generateReply: { readonly length: number; readonly speculation?: SpeculationCounts; readonly serverCached?: number };
 }
@@ -98,6 +105,28 @@ function isSampling(v: unknown): v is SamplingOptions {
   return isObject(v) && typeof v.temperature === "number" && v.temperature >= 0 && isOptionalNumber(v.topP) && isOptionalNumber(v.topK) && isOptionalNumber(v.seed);
 }
 
+function isPlacement(v: unknown): v is EnginePlacement {
+  return (
+    isObject(v) &&
+    typeof v.compute === "string" &&
+    typeof v.device === "string" &&
+    isInt(v.layersOffloaded) &&
+    isInt(v.layers) &&
+    isInt(v.threads) &&
+    typeof v.summary === "string"
+  );
+}
+
+function isCacheProbe(v: unknown): v is CacheProbe {
+  return (
+    isObject(v) &&
+    isInt(v.held) &&
+    (v.firstPosition === undefined || (Number.isInteger(v.firstPosition) && (v.firstPosition as number) >= -1)) &&
+    typeof v.source === "string" &&
+    v.source.length <= 200
+  );
+}
+
 function isSpeculationCounts(v: unknown): v is SpeculationCounts {
   return isObject(v) && isInt(v.drafted) && isInt(v.accepted) && isInt(v.steps);
 }
@@ -128,7 +157,9 @@ function isLoadRequest(v: unknown): v is LoadRequest {
     isOptionalString(v.computeUnits) &&
     isOptionalString(v.fallbackModelPath) &&
     (v.speculative === undefined || isSpeculativeMode(v.speculative)) &&
-    isOptionalString(v.draftModelPath)
+    isOptionalString(v.draftModelPath) &&
+    (v.gpu === undefined || isGpuChoice(v.gpu)) &&
+    (v.gpuLayers === undefined || isGpuLayersChoice(v.gpuLayers))
   );
 }
 
@@ -147,6 +178,7 @@ function isRequest(v: unknown): v is Request {
       return isInt(v.state) && isInt(v.length);
     case "reset":
     case "disposeState":
+    case "probeCache":
       return isInt(v.state);
     case "saveSnapshot":
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0 && isTokens(v.tokens);
@@ -201,7 +233,8 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
     typeof v.details === "string" &&
     typeof v.chatTemplate === "string" &&
     isOptionalString(v.notice) &&
-    (v.replyLoop === undefined || typeof v.replyLoop === "boolean"),
+    (v.replyLoop === undefined || typeof v.replyLoop === "boolean") &&
+    (v.placement === undefined || isPlacement(v.placement)),
   createState: (v): v is ReplyOf["createState"] => isObject(v) && isInt(v.state) && isInt(v.capacity),
   evaluate: (v): v is ReplyOf["evaluate"] => isObject(v) && isInt(v.length) && (v.next === undefined || isInt(v.next)),
   evaluateTopK: (v): v is ReplyOf["evaluateTopK"] =>
@@ -211,6 +244,7 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
   saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
   loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
+  probeCache: (v): v is ReplyOf["probeCache"] => isObject(v) && (v.probe === undefined || isCacheProbe(v.probe)),
   generateReply: (v): v is ReplyOf["generateReply"] =>
     isObject(v) && isInt(v.length) && (v.speculation === undefined || isSpeculationCounts(v.speculation)) && (v.serverCached === undefined || isInt(v.serverCached)),
 };

@@ -2,9 +2,12 @@
 // this process (the contract is synchronous there); KV states live in the child. When the
 // child dies, every call in flight fails with EngineCrashedError, every state is emptied,
 // and the next call starts a new process after a backoff, until the crash guard gives up.
+// A call that waits for that restart (backoff, model load) stops waiting on a Stop; the
+// restart goes on for the next call. Dispose ends the backoff and stops a process still loading.
 
 import type { Engine, EngineInfo, KvState, Tokenizer } from "../core/engine";
-import { DisposedError, EngineCrashedError } from "../core/errors";
+import { realSleep, throwIfAborted, type Sleep } from "../core/abort";
+import { CancelledError, DisposedError, EngineCrashedError } from "../core/errors";
 import { loadTokenizerOnly, type LoadedTokenizer } from "../backends/tokenizer-only";
 import { CrashGuard, type CrashGuardOptions } from "./crash-guard";
 import { EngineProcess, type EngineProcessOptions, type ProcessExit } from "./engine-process";
@@ -15,11 +18,17 @@ export interface ProxyEngineOptions extends EngineProcessOptions {
   readonly guard?: CrashGuardOptions;
   /** Told about every crash (for the log); the engine recovers by itself. */
   readonly onCrash?: (exit: ProcessExit, restarting: boolean) => void;
+  /** The restart backoff's sleep (tests inject one they end by hand). */
+  readonly sleep?: Sleep;
 }
 
 export class ProxyEngine implements Engine, ProxyStateOwner {
   private current: EngineProcess;
   private starting: Promise<EngineProcess> | undefined;
+  /** The process a restart is loading the model in (not current until loaded). */
+  private loading: EngineProcess | undefined;
+  /** Aborted by dispose: ends a restart's backoff. */
+  private readonly disposal = new AbortController();
   private readonly guard: CrashGuard;
   private readonly states = new Set<ProxyKvState>();
   private disposed = false;
@@ -42,17 +51,30 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
     this.watch(first);
   }
 
-  /** Starts an engine process, loads the model there and the tokenizer here. */
-  static async start(request: LoadRequest, options: ProxyEngineOptions = {}): Promise<ProxyEngine> {
+  /**
+   * Starts an engine process, loads the model there and the tokenizer here. `signal` (the
+   * load notification's Cancel) stops the process mid-load: CancelledError, nothing left running.
+   */
+  static async start(request: LoadRequest, options: ProxyEngineOptions = {}, signal?: AbortSignal): Promise<ProxyEngine> {
+    throwIfAborted(signal);
     const process = EngineProcess.start(options);
+    const onAbort = () => void process.stop();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let tokenizer: LoadedTokenizer | undefined;
     try {
       const loaded = await process.request({ op: "load", load: request });
-      const tokenizer = await loadTokenizerOnly(loaded.backend, loaded.modelPath);
+      throwIfAborted(signal);
+      tokenizer = await loadTokenizerOnly(loaded.backend, loaded.modelPath);
+      throwIfAborted(signal);
       const { chatTemplate, notice, replyLoop, ...info } = loaded;
       return new ProxyEngine(request, options, info, chatTemplate, tokenizer, process, notice, replyLoop === true);
     } catch (error) {
       await process.stop();
+      await tokenizer?.dispose();
+      if (signal?.aborted) throw new CancelledError();
       throw error;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -93,8 +115,10 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.disposal.abort();
     for (const state of [...this.states]) state.lost();
     this.states.clear();
+    await this.loading?.stop();
     await this.starting?.catch(() => undefined);
     await this.current.stop();
     await this.loadedTokenizer.dispose();
@@ -105,15 +129,21 @@ export class ProxyEngine implements Engine, ProxyStateOwner {
     if (!decision.restart) {
       throw new EngineCrashedError(`${capitalize(decision.reason)}. Reload the window or pick another model (Select Model…) to try again.`, false);
     }
-    if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    if (decision.delayMs > 0) {
+      await (this.options.sleep ?? realSleep)(decision.delayMs, this.disposal.signal).catch(() => undefined);
+    }
     if (this.disposed) throw new DisposedError("Engine");
     const process = EngineProcess.start(this.options);
     this.watch(process);
+    this.loading = process;
     try {
       await process.request({ op: "load", load: this.request });
+      if (this.disposed) throw new DisposedError("Engine");
     } catch (error) {
       if (process.alive) await process.stop();
       throw error;
+    } finally {
+      this.loading = undefined;
     }
     // Only a loaded process becomes current: callers never reach one still loading.
     this.current = process;

@@ -3,9 +3,10 @@
 // sees it (length != ledger) and re-prefills. A lost state gets a fresh remote state from
 // the restarted process on its next evaluate.
 
-import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, SpeculationCounts } from "../core/engine";
+import type { CacheProbe, KvState, ReplyOptions, ReplyRun, SamplingOptions, SpeculationCounts } from "../core/engine";
 import { CapacityError } from "../core/errors";
 import { ExclusiveAccess } from "../core/exclusive-access";
+import { abortable } from "../core/abort";
 import { replyRunStartingLater } from "../core/reply-run";
 import type { EngineProcess } from "./engine-process";
 
@@ -50,11 +51,11 @@ export class ProxyKvState implements KvState {
     return this.remote?.process.alive ? this.remote.process.pid : undefined;
   }
 
-  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+  evaluate(tokens: readonly number[], sample?: SamplingOptions, signal?: AbortSignal): Promise<number | undefined> {
     return this.exclusive(async () => {
       if (tokens.length === 0) return undefined;
       this.assertFits(tokens.length);
-      const remote = await this.ensureRemote();
+      const remote = await this.ensureRemote(signal);
       const reply = await remote.process.request({ op: "evaluate", state: remote.id, tokens, sample });
       this.known = reply.length;
       return reply.next;
@@ -74,10 +75,12 @@ export class ProxyKvState implements KvState {
   private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
     let speculation: SpeculationCounts | undefined;
     let serverCached: number | undefined;
+    // A cancel while the process restarts (backoff, model load) ends the wait, not only the run.
+    const waiting = new AbortController();
     const run = replyRunStartingLater((begin) =>
       this.exclusive(async () => {
         this.assertFits(tokens.length + options.maxTokens - 1);
-        const remote = await this.ensureRemote();
+        const remote = await this.ensureRemote(waiting.signal);
         const request = { op: "generateReply" as const, state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens };
         const reply = await begin(remote.process.generateReply(request, onToken)).done;
         this.known = reply.length;
@@ -86,7 +89,11 @@ export class ProxyKvState implements KvState {
         return reply.length;
       }),
     );
-    return { ...run, speculation: () => speculation, serverCached: () => serverCached };
+    const cancel = () => {
+      waiting.abort();
+      run.cancel();
+    };
+    return { ...run, cancel, speculation: () => speculation, serverCached: () => serverCached };
   }
 
   truncate(length: number): Promise<void> {
@@ -125,6 +132,17 @@ export class ProxyKvState implements KvState {
     });
   }
 
+  /**
+   * The engine process's backend answers (its own probe, over the validated IPC reply). With no
+   * process the cache is gone: nothing is held, by the only count there is.
+   */
+  probeCache(): Promise<CacheProbe | undefined> {
+    return this.exclusive(async () => {
+      if (!this.remote?.process.alive) return { held: 0, source: "no engine process (it exited)" };
+      return (await this.remote.process.request({ op: "probeCache", state: this.remote.id })).probe;
+    });
+  }
+
   /** The engine process died: the cache is gone. */
   lost(): void {
     this.remote = undefined;
@@ -144,9 +162,10 @@ export class ProxyKvState implements KvState {
     if (this.length + count > this.capacity) throw new CapacityError(this.length, count, this.capacity);
   }
 
-  private async ensureRemote(): Promise<Remote> {
+  /** The remote state, after a crash a new one; `signal` ends the wait for a restarting process (which goes on for the next call). */
+  private async ensureRemote(signal?: AbortSignal): Promise<Remote> {
     if (this.remote?.process.alive) return this.remote;
-    const process = await this.owner.process();
+    const process = await abortable(this.owner.process(), signal);
     const created = await process.request({ op: "createState" });
     this.remote = { id: created.state, process };
     this.known = 0;

@@ -47,6 +47,15 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     approxBytes: 1_120_000_000,
   },
   {
+    id: "qwen2.5-coder-7b-q4_k_m",
+    label: "Qwen2.5-Coder 7B Instruct (Q4_K_M)",
+    description: "stronger coding model for machines with 16 GB of memory or more",
+    backend: "llamacpp",
+    repo: "Qwen/Qwen2.5-Coder-7B-Instruct-GGUF",
+    file: "qwen2.5-coder-7b-instruct-q4_k_m.gguf",
+    approxBytes: 4_680_000_000,
+  },
+  {
     id: "coreml-qwen2.5-coder-1.5b-4bit",
     label: "Qwen2.5-Coder 1.5B Instruct, stateful Core ML (4-bit)",
     description: "macOS 15+, Core ML backend",

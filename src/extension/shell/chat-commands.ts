@@ -19,7 +19,7 @@ async function pickPanel(manager: PanelManager, placeHolder: string, quiet = fal
   }
   if (panels.length === 1) return panels[0];
   const picked = await vscode.window.showQuickPick(
-    panels.map((panel) => ({ label: panel.panel.title, description: panel.busy ? "generating" : undefined, panel })),
+    panels.map((panel) => ({ label: panel.title, description: panel.busy ? "generating" : undefined, panel })),
     { placeHolder },
   );
   return picked?.panel;
@@ -53,7 +53,7 @@ export function registerChatCommands(
       }
       const s = panel.stats;
       const t = s.lastTurn;
-      stats.appendLine(`Chat: ${panel.panel.title}`);
+      stats.appendLine(`Chat: ${panel.title}`);
       stats.appendLine(`Model: ${s.model ? `${s.model.name} (${s.model.details})` : "not loaded"}`);
       stats.appendLine(`Context: ${s.position} / ${s.capacity} tokens (${s.capacity ? Math.round((100 * s.position) / s.capacity) : 0}%)`);
       if (t) {

@@ -1,5 +1,6 @@
 // One chat panel = one webview + one ChatSession (its own KV state and queue) on a shared
-// engine. The panel ties three parts together: the session's lifecycle (panel-session.ts),
+// engine. The webview is an editor tab or the side bar view (chat-surface.ts): the chat is the
+// same in both. The panel ties three parts together: the session's lifecycle (panel-session.ts),
 // the transcript the user sees (panel-transcript.ts) and the webview's messages
 // (panel-dispatch.ts); it runs a turn from one to the other and maps core errors to banners.
 
@@ -10,6 +11,8 @@ import { PanelContext } from "./panel-context";
 import { sharedWorkspaceFiles } from "./context/workspace-files";
 import { CancelledError, toStatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
+import type { CacheCheck } from "../core/cache-check";
+import type { EnginePlacement } from "../core/engine";
 import {
   MAX_MESSAGE_CHARS,
   parseWebviewMessage,
@@ -33,6 +36,10 @@ import type { ApplyPort } from "./apply/apply-chat";
 import { PanelTranscript, type MutableEntry } from "./panel-transcript";
 import { PanelSession } from "./panel-session";
 import { dispatchWebviewMessage } from "./panel-dispatch";
+import { editorSurface, MovableSurface, type ChatSurface } from "./chat-surface";
+import { inVsCodeTerms } from "./vscode-wording";
+import { lastUnsentMessage } from "./retry-target";
+import { modelLabelOf } from "./model-labels";
 
 export const CHAT_VIEW_TYPE = "statefulChat.chat";
 
@@ -47,14 +54,27 @@ export interface PanelDeps {
   readonly onDidChangeState: () => void;
 }
 
+/** A chat as the status bar shows it. */
+export interface ChatStatus {
+  readonly state: "idle" | "loading" | "generating" | "ready" | "failed";
+  readonly model?: { readonly name: string; readonly backend: string; readonly placement?: EnginePlacement };
+  readonly position: number;
+  readonly capacity: number;
+}
+
 export class ChatPanel extends Disposable {
   private outstanding = 0;
+  /** The last model load failed (or was cancelled); cleared when Retry loads again. */
+  private loadFailed = false;
+  /** Where the chat is shown now (an editor tab or the side bar view); it may move. */
+  readonly surface: MovableSurface;
+  private messages: { dispose(): void } | undefined;
   private lastStats: TurnStats | undefined;
   private readonly context: PanelContext;
   private readonly history: PanelTranscript;
   private readonly lifecycle: PanelSession;
   private readonly tokens = new TokenCoalescer((id, text) => {
-    if (!this.isDisposed) void this.panel.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
+    if (!this.isDisposed) void this.surface.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
   });
   /** The last banner shown (the testing API reads it; users see it in the webview). */
   lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
@@ -65,16 +85,17 @@ export class ChatPanel extends Disposable {
 
   private constructor(
     readonly id: string,
-    readonly panel: vscode.WebviewPanel,
+    place: ChatSurface,
     private readonly deps: PanelDeps,
   ) {
     super();
-    panel.webview.options = webviewOptions(deps.context.extensionUri);
-    panel.webview.html = renderWebviewHtml(panel.webview, deps.context.extensionUri);
+    const surface = new MovableSurface(place);
+    this.surface = surface;
+    this.showOn(place);
     this.history = new PanelTranscript(id, {
       store: deps.store,
       post: (message) => this.post(message),
-      setTitle: (title) => (panel.title = title),
+      setTitle: (title) => (surface.title = title),
       modelName: () => this.lifecycle.model?.name,
       resync: () => this.sendInit(),
       logError: (message) => deps.log.error(message),
@@ -86,20 +107,37 @@ export class ChatPanel extends Disposable {
       snapshots: deps.snapshots,
       isDisposed: () => this.isDisposed,
       conversation: () => conversationOf(this.history.entries),
-      onLoading: () => this.post({ type: "model", state: "loading" }),
+      onLoading: () => {
+        this.loadFailed = false;
+        this.post({ type: "model", state: "loading" });
+        deps.onDidChangeState();
+      },
       onReady: (model, notice) => {
         this.post({ type: "model", state: "ready", model });
         this.context.scheduleRefresh();
         if (notice) this.banner("warning", notice);
+        deps.onDidChangeState();
       },
       onFailed: (error) => {
-        this.post({ type: "model", state: "error", message: error.message });
-        this.banner("error", error.message, bannerActionsFor(error));
+        this.loadFailed = true;
+        if (error.code === "cancelled") {
+          // The user cancelled the load's notification: nothing is wrong, the next message loads again.
+          this.post({ type: "model", state: "error", message: "Not loaded: the load was cancelled." });
+          this.banner("info", "Loading the model was cancelled. Retry loads it again; Select Model… picks another.", [
+            { label: "Retry", command: "statefulChat.retry" },
+            { label: "Select Model…", command: "statefulChat.selectModel" },
+          ]);
+        } else {
+          this.post({ type: "model", state: "error", message: inVsCodeTerms(error.message) });
+          this.banner("error", error.message, bannerActionsFor(error));
+        }
+        deps.onDidChangeState();
       },
       onServerStatus: (status) => this.noteServerStatus(status),
+      modelLabel: (path) => modelLabelOf(deps.context.globalState, path),
     });
     this.context = this.own(new PanelContext({
-      panel,
+      surface,
       files: sharedWorkspaceFiles(),
       editor: deps.lastTextEditor,
       tokenizer: () => this.lifecycle.session?.engine.tokenizer,
@@ -115,30 +153,74 @@ export class ChatPanel extends Disposable {
       noteApplied: (path) => this.context.noteApplied(path),
       post: (message) => this.post(message),
     };
-    this.own(panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)));
-    this.own(panel.onDidChangeViewState(() => deps.onDidChangeState()));
-    this.own(panel.onDidDispose(() => this.dispose()));
+    this.own({ dispose: () => this.messages?.dispose() });
+    this.own(surface.onDidChangeViewState(() => deps.onDidChangeState()));
+    this.own(surface.onDidClose(() => this.dispose()));
   }
 
+  /** A new chat in a new editor tab. */
   static create(deps: PanelDeps): ChatPanel {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, "Stateful Chat", vscode.ViewColumn.Active, {
       ...webviewOptions(deps.context.extensionUri),
     });
-    const chat = new ChatPanel(randomUUID(), panel, deps);
+    return ChatPanel.start(editorSurface(panel), deps);
+  }
+
+  /** A new chat on a surface (the side bar view). */
+  static start(surface: ChatSurface, deps: PanelDeps): ChatPanel {
+    const chat = new ChatPanel(randomUUID(), surface, deps);
     void chat.lifecycle.ensure().catch(() => undefined);
     return chat;
   }
 
-  static async revive(panel: vscode.WebviewPanel, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
+  /** A saved chat on a surface: by id (its transcript and KV snapshot), or a history copy (`seed`, under a new id). */
+  static async revive(surface: ChatSurface, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
+    // `seed`: a history copy continues as a new chat (the copy in history stays as it was).
     const saved = seed ?? (id ? await deps.store.load(id) : undefined);
-    const chat = new ChatPanel(seed ? randomUUID() : (id ?? randomUUID()), panel, deps);
+    const chat = new ChatPanel(seed ? randomUUID() : (id ?? randomUUID()), surface, deps);
     if (saved) chat.history.restore(saved);
     void chat.lifecycle.ensure().catch(() => undefined);
     return chat;
   }
 
   get active(): boolean {
-    return this.panel.active;
+    return this.surface.active;
+  }
+
+  get title(): string {
+    return this.surface.title;
+  }
+
+  /** Closes the chat where it is shown (an editor tab closes; the side bar view is handed on). */
+  close(): void {
+    this.surface.close();
+  }
+
+  /** Open Chat in Editor: the same chat (session, KV cache, transcript) continues on `place`; the old place is let go. */
+  moveTo(place: ChatSurface): void {
+    if (this.isDisposed) return;
+    this.surface.moveTo(place);
+    this.showOn(place);
+  }
+
+  /** Loads the chat's webview on `place`; the webview asks for the whole state when it is ready. */
+  private showOn(place: ChatSurface): void {
+    this.messages?.dispose();
+    place.webview.options = webviewOptions(this.deps.context.extensionUri);
+    place.webview.html = renderWebviewHtml(place.webview, this.deps.context.extensionUri);
+    this.messages = place.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw));
+  }
+
+  /** What the status bar shows of this chat: its model, where it runs, how full its context is. */
+  get status(): ChatStatus {
+    const session = this.lifecycle.session;
+    const info = session?.engine.info;
+    return {
+      state: this.lifecycle.loading ? "loading" : this.busy ? "generating" : session ? "ready" : this.loadFailed ? "failed" : "idle",
+      model: info ? { name: modelLabelOf(this.deps.context.globalState, info.modelPath) ?? info.modelName, backend: info.backend, placement: info.placement } : undefined,
+      position: session?.position ?? 0,
+      capacity: session?.capacity ?? 0,
+    };
   }
 
   get busy(): boolean {
@@ -160,8 +242,14 @@ export class ChatPanel extends Disposable {
     };
   }
 
-  reveal(): void {
-    this.panel.reveal();
+  /** Ledger == cache by the engine's own count, queued behind the session's turns (tests, diagnostics). */
+  probeCache(): Promise<CacheCheck | undefined> {
+    return this.lifecycle.session?.probeCache() ?? Promise.resolve(undefined);
+  }
+
+  /** `preserveFocus`: show the chat but leave the keyboard where it is (Ask About Selection keeps the editor). */
+  reveal(preserveFocus = false): void {
+    this.surface.reveal(preserveFocus);
   }
 
   /** What the next message will carry: chips, mentions, pins (context commands use it). */
@@ -194,7 +282,7 @@ export class ChatPanel extends Disposable {
         onText: (chunk) => {
           if (!reply) return;
           reply.text += chunk;
-          if (this.panel.visible) this.tokens.queue(reply.id, chunk);
+          if (this.surface.visible) this.tokens.queue(reply.id, chunk);
         },
         onOverflow: (event) => this.noteOverflow(event),
       });
@@ -216,10 +304,26 @@ export class ChatPanel extends Disposable {
     this.lifecycle.session?.stop();
   }
 
-  /** Retry (after an engine crash): send the last message again; the conversation before it is intact. */
+  /**
+   * Retry: after an engine crash or a lost server, send the last message again (the
+   * conversation before it is intact); after a failed or cancelled model load, load again and
+   * send the message the model never read.
+   */
   async retry(): Promise<TurnStats | undefined> {
+    if (this.busy) return undefined;
     const text = lastFailedMessage(this.history.entries);
-    return text === undefined || this.busy ? undefined : this.send(text);
+    if (text !== undefined) return this.send(text);
+    const unsent = lastUnsentMessage(this.history.entries);
+    if (unsent) {
+      const entry = this.history.entries.find((e) => e.id === unsent.id);
+      if (entry) this.history.remove(entry);
+      return this.send(unsent.text);
+    }
+    if (!this.lifecycle.session) {
+      this.loadFailed = false;
+      await this.lifecycle.ensure().catch(() => undefined);
+    }
+    return undefined;
   }
 
   async reset(): Promise<void> {
@@ -235,9 +339,18 @@ export class ChatPanel extends Disposable {
     }
   }
 
-  /** Settings changed: new turn options apply to the next turn of this conversation. */
+  /**
+   * Settings changed: new turn options apply to the next turn of this conversation. A chat
+   * nobody has written in yet switches to a newly chosen model at once (a conversation in
+   * progress keeps its model until Reset Conversation).
+   */
   applySettings(): void {
     this.lifecycle.session?.setOptions(readSettings().turn);
+    if (this.history.entries.length === 0 && !this.busy && this.lifecycle.outdated) {
+      void this.lifecycle.close().then(() => {
+        if (!this.isDisposed) void this.lifecycle.ensure().catch(() => undefined);
+      });
+    }
   }
 
   /** Entry point for every message from the webview (public so tests can feed it raw input). */
@@ -299,7 +412,9 @@ export class ChatPanel extends Disposable {
     });
   }
 
-  private banner(level: "error" | "warning" | "info", message: string, actions: readonly BannerAction[] = []): void {
+  private banner(level: "error" | "warning" | "info", text: string, actions: readonly BannerAction[] = []): void {
+    // Core and backend messages may name CLI flags; here the user needs the setting or command.
+    const message = inVsCodeTerms(text);
     this.lastBanner = { level, message, actions };
     this.post({ type: "banner", level, message, actions });
   }
@@ -313,7 +428,7 @@ export class ChatPanel extends Disposable {
   private post(message: HostToWebview): void {
     if (this.isDisposed) return;
     this.tokens.flush();
-    void this.panel.webview.postMessage(message).then(undefined, () => undefined);
+    void this.surface.webview.postMessage(message).then(undefined, () => undefined);
   }
 
   protected override onDispose(): void {

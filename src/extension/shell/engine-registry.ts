@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import { loadEngine, type LoadedEngine } from "../backends/load-engine";
+import { abortable } from "../core/abort";
 import { describeExit } from "../engine-host/engine-process";
 import { ProxyEngine } from "../engine-host/proxy-engine";
 import type { ServerSecrets } from "./server-secrets";
@@ -49,15 +50,26 @@ export class EngineRegistry implements vscode.Disposable {
       const name = modelPath.split(/[\\/]/).pop() ?? modelPath;
       const loading = Promise.resolve(
         vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: settings.backend === "remote" ? `Stateful Chat: connecting to ${settings.server.url}…` : `Stateful Chat: loading ${name}…` },
-          async (): Promise<LoadedEngine> => {
+          {
+            location: vscode.ProgressLocation.Notification,
+            title: settings.backend === "remote" ? `Stateful Chat: connecting to ${settings.server.url}…` : `Stateful Chat: loading ${name}…`,
+            // Cancel stops the load (the engine process is stopped); every chat waiting for it
+            // is told, and its next message (or Retry) loads again.
+            cancellable: true,
+          },
+          async (_progress, token): Promise<LoadedEngine> => {
+            const cancel = new AbortController();
+            token.onCancellationRequested(() => cancel.abort());
             if (settings.backend === "remote") {
               // HTTP to a server, no native code: in this process, so each chat's waits (a busy
               // server) reach its panel and the key is read from SecretStorage per request.
-              return loadEngine(
+              const connecting = loadEngine(
                 { modelPath, backend: "remote", contextSize: settings.contextSize, server: { url: settings.server.url, kind: settings.server.kind } },
                 { serverApiKey: this.serverSecrets?.reader(settings.server.url) },
               );
+              // A connection that completes after Cancel is closed again.
+              cancel.signal.addEventListener("abort", () => void connecting.then((loaded) => loaded.engine.dispose(), () => undefined), { once: true });
+              return abortable(connecting, cancel.signal);
             }
             const engine = await ProxyEngine.start(
               {
@@ -70,6 +82,8 @@ export class EngineRegistry implements vscode.Disposable {
                 fallbackModelPath,
                 speculative: settings.speculative,
                 draftModelPath: settings.draftModelPath || undefined,
+                gpu: settings.gpu,
+                gpuLayers: settings.gpuLayers,
               },
               {
                 onCrash: (exit, restarting) =>
@@ -78,6 +92,7 @@ export class EngineRegistry implements vscode.Disposable {
                       (exit.stderrTail ? `\n${exit.stderrTail}` : ""),
                   ),
               },
+              cancel.signal,
             );
             return { engine, notice: engine.notice };
           },

@@ -1,5 +1,6 @@
 // Maps core errors to what the panel offers the user: banner actions, and whether the
-// message never reached the model.
+// message never reached the model. Every error that may pass on a second try (a load, a
+// server, a crash, a key set anew) offers Retry: it sends the message again (chat-panel.ts).
 
 import type { EngineCrashedError, StatefulChatError } from "../core/errors";
 import type { BannerAction } from "../../webview/protocol/messages";
@@ -25,9 +26,15 @@ export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
   switch (error.code) {
     case "model_not_found":
     case "model_invalid":
-    case "model_load_failed":
     case "backend_unavailable":
       return [
+        { label: "Select Model…", command: "statefulChat.selectModel" },
+        { label: "Download Model…", command: "statefulChat.downloadModel" },
+      ];
+    case "model_load_failed":
+      // A fetch that failed on the network, a load that ran out of memory: may pass next time.
+      return [
+        { label: "Retry", command: "statefulChat.retry" },
         { label: "Select Model…", command: "statefulChat.selectModel" },
         { label: "Download Model…", command: "statefulChat.downloadModel" },
       ];
@@ -48,10 +55,21 @@ export function bannerActionsFor(error: StatefulChatError): BannerAction[] {
       // intact here; Retry sends the message again (the whole ledger goes with it).
       return [{ label: "Retry", command: "statefulChat.retry" }];
     case "server_rejected":
+      // A 401/403: after a new key (or a fixed setting) the same message goes again.
       return [
         { label: "Set Server API Key…", command: "statefulChat.setServerApiKey" },
+        { label: "Retry", command: "statefulChat.retry" },
         { label: "Settings", command: "statefulChat.openSettings" },
       ];
+    case "device_memory_exceeded":
+      // Another chat closed, or a smaller context set: there may be room now.
+      return [
+        { label: "Retry", command: "statefulChat.retry" },
+        { label: "Settings", command: "statefulChat.openSettings" },
+      ];
+    case "engine_failed":
+      // An engine error of no known kind: the conversation is intact; trying again is cheap.
+      return [{ label: "Retry", command: "statefulChat.retry" }];
     case "tokenizer_mismatch":
       return [
         { label: "Select Model…", command: "statefulChat.selectModel" },

@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import type { PanelManager } from "./panel-manager";
-import type { HistoryItem, TranscriptStore } from "./transcript-store";
+import type { HistoryItem, SavedTranscript, TranscriptStore } from "./transcript-store";
 
 export const HISTORY_COMMANDS = {
   open: "statefulChat.openHistory",
@@ -23,22 +23,25 @@ function pickItems(items: readonly HistoryItem[]) {
   }));
 }
 
+/** Asks which kept conversation to open; undefined when none is kept, the pick is dismissed or the copy cannot be read (each said). */
+export async function pickFromHistory(store: TranscriptStore, placeHolder: string): Promise<SavedTranscript | undefined> {
+  const items = await store.history();
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(NOTHING_KEPT);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(pickItems(items), { placeHolder, matchOnDescription: true });
+  if (!picked) return undefined;
+  const saved = await store.loadHistory(picked.file);
+  if (!saved) void vscode.window.showErrorMessage("That conversation could not be read.");
+  return saved;
+}
+
 export function registerHistoryCommands(context: vscode.ExtensionContext, manager: PanelManager, store: TranscriptStore): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(HISTORY_COMMANDS.open, async () => {
-      const items = await store.history();
-      if (items.length === 0) {
-        void vscode.window.showInformationMessage(NOTHING_KEPT);
-        return;
-      }
-      const picked = await vscode.window.showQuickPick(pickItems(items), {
-        placeHolder: "Open an earlier conversation (it continues in a new panel)",
-        matchOnDescription: true,
-      });
-      if (!picked) return;
-      const saved = await store.loadHistory(picked.file);
+      const saved = await pickFromHistory(store, "Open an earlier conversation (it continues in a new panel)");
       if (saved) await manager.openTranscript(saved);
-      else void vscode.window.showErrorMessage("That conversation could not be read.");
     }),
     vscode.commands.registerCommand(HISTORY_COMMANDS.delete, async () => {
       const items = await store.history();

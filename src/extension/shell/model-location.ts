@@ -4,8 +4,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { ModelNotFoundError } from "../core/errors";
-import { DEFAULT_MODEL, ensureDefaultModel } from "../models/default-model";
+import { ModelNotFoundError, StatefulChatError } from "../core/errors";
+import { DEFAULT_MODEL, ensureDefaultModel, ModelFetchError } from "../models/default-model";
+import { inVsCodeTerms } from "./vscode-wording";
 
 export function defaultModelCandidates(context: vscode.ExtensionContext): string[] {
   const candidates = [
@@ -30,11 +31,18 @@ export async function resolveModelPath(context: vscode.ExtensionContext, configu
   if (cached) return cached;
   const storageRoot = context.globalStorageUri.fsPath;
   process.env.STATEFUL_CHAT_CACHE ??= join(storageRoot, "models");
-  const fetched = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Stateful Chat: fetching the default model (${DEFAULT_MODEL.fileName})…` },
-    () => ensureDefaultModel(storageRoot),
-  );
-  return fetched.path;
+  try {
+    const fetched = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Stateful Chat: fetching the default model (${DEFAULT_MODEL.fileName})…` },
+      () => ensureDefaultModel(storageRoot),
+    );
+    return fetched.path;
+  } catch (error) {
+    // The fetcher is shared with the CLI (its advice names --model): say it the VS Code way,
+    // as a load failure, whose banner offers Select Model…, Download Model… and Retry.
+    if (error instanceof ModelFetchError) throw new StatefulChatError("model_load_failed", inVsCodeTerms(error.message));
+    throw error;
+  }
 }
 
 export function existingDefaultModel(context: vscode.ExtensionContext): string | undefined {

@@ -15,6 +15,7 @@ import { mentionOptions } from "./context/mention-options";
 import type { WorkspaceFileIndex } from "./context/workspace-files";
 import { isContextScheme, selectionItem } from "./context-sources";
 import { Disposable } from "./disposable";
+import type { ChatSurface } from "./chat-surface";
 import { readSettings } from "./settings";
 
 export interface AttachedContext {
@@ -24,7 +25,8 @@ export interface AttachedContext {
 }
 
 export interface PanelContextDeps {
-  readonly panel: vscode.WebviewPanel;
+  /** Where the chat is shown: chips are recomputed only while it is visible. */
+  readonly surface: Pick<ChatSurface, "visible" | "onDidChangeViewState">;
   readonly files: WorkspaceFileIndex;
   readonly editor: () => vscode.TextEditor | undefined;
   /** The loaded model's tokenizer; until it loads, chips show an estimate. */
@@ -56,7 +58,7 @@ export class PanelContext extends Disposable {
     this.own(vscode.window.onDidChangeTextEditorSelection((e) => isContextScheme(e.textEditor.document.uri) && later()));
     this.own(vscode.workspace.onDidChangeTextDocument((e) => isContextScheme(e.document.uri) && later()));
     this.own(vscode.languages.onDidChangeDiagnostics(later));
-    this.own(deps.panel.onDidChangeViewState(later));
+    this.own(deps.surface.onDidChangeViewState(later));
     this.own(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("statefulChat.context") && later()));
   }
 
@@ -170,7 +172,7 @@ export class PanelContext extends Disposable {
   /** Recomputes the composer chips and posts them (only while the panel can be seen). */
   async refresh(): Promise<void> {
     clearTimeout(this.refreshTimer);
-    if (this.isDisposed || !this.deps.panel.visible) return;
+    if (this.isDisposed || !this.deps.surface.visible) return;
     const seq = ++this.refreshSeq;
     const settings = readSettings().context;
     let chips: ComposerChip[] = [];

@@ -21,7 +21,7 @@ export function crashNotice(error: StatefulChatError): string | undefined {
 
 /** The settings that decide how an engine is loaded: one list for the engine registry and the panels. */
 export function engineSettingsOf(settings: ChatSettings): readonly unknown[] {
-  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath, settings.server.url, settings.server.kind];
+  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath, settings.server.url, settings.server.kind, settings.gpu, settings.gpuLayers];
 }
 
 /** Which model settings a session was opened with (a change applies on reset). */

@@ -1,13 +1,13 @@
 // A chat panel's session lifecycle: the engine lease, the ChatSession opened on it (resumed
-// from the panel's KV snapshot or its transcript), and closing both. Opening happens once
-// however many callers ask; a failed open is retried by the next caller.
+// from the panel's KV snapshot or its transcript), and closing both (session-slot.ts: a panel
+// closed while its session opens gives both back).
 
 import type * as vscode from "vscode";
 import { withServerStatus } from "../backends/remote/remote-engine";
 import type { ServerStatus } from "../backends/remote/status";
 import { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
-import { DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
+import { toStatefulChatError, type StatefulChatError } from "../core/errors";
 import type { ModelView } from "../../webview/protocol/messages";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
@@ -15,6 +15,7 @@ import { modelKeyOf } from "./panel-helpers";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { modelView } from "./panel-views";
 import { readSettings } from "./settings";
+import { SessionSlot, type SlotOpening } from "./session-slot";
 
 export interface PanelSessionDeps {
   readonly panelId: string;
@@ -28,20 +29,24 @@ export interface PanelSessionDeps {
   readonly onReady: (model: ModelView, notice: string | undefined) => void;
   readonly onFailed: (error: StatefulChatError) => void;
   readonly onServerStatus: (status: ServerStatus) => void;
+  /** The name the user knows a model file by (an Ollama model's file is named by its digest). */
+  readonly modelLabel?: (modelPath: string) => string | undefined;
 }
 
 export class PanelSession {
-  private lease: EngineLease | undefined;
-  private opening: Promise<ChatSession> | undefined;
-  private current: ChatSession | undefined;
+  private readonly slot: SessionSlot<EngineLease, ChatSession>;
   private view: ModelView | undefined;
   /** Which model settings the current session was opened with. */
   private modelKey = "";
 
-  constructor(private readonly deps: PanelSessionDeps) {}
+  constructor(private readonly deps: PanelSessionDeps) {
+    this.slot = new SessionSlot(deps.isDisposed);
+    // A chat opened again (revived after a reload, reopened by id) keeps its snapshot.
+    void deps.snapshots.claim(deps.panelId);
+  }
 
   get session(): ChatSession | undefined {
-    return this.current;
+    return this.slot.session;
   }
 
   get model(): ModelView | undefined {
@@ -50,58 +55,59 @@ export class PanelSession {
 
   /** A session is being opened and is not ready yet. */
   get loading(): boolean {
-    return this.opening !== undefined && this.view === undefined;
+    return this.slot.opened && this.view === undefined;
   }
 
   /** The model settings changed since this session was opened (a reset switches to them). */
   get outdated(): boolean {
-    return this.current !== undefined && this.modelKey !== modelKeyOf(readSettings());
+    return this.slot.session !== undefined && this.modelKey !== modelKeyOf(readSettings());
   }
 
   ensure(): Promise<ChatSession> {
-    this.opening ??= this.open().catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    return this.opening;
+    return this.slot.ensure(() => this.opening());
   }
 
+  /** Closes the session; one still opening disposes itself and releases its lease when its wait ends. */
   async close(): Promise<void> {
-    const session = this.current;
-    const lease = this.lease;
-    this.current = undefined;
-    this.lease = undefined;
-    this.opening = undefined;
     this.view = undefined;
-    await session?.dispose();
-    lease?.release();
+    await this.slot.close();
   }
 
-  private async open(): Promise<ChatSession> {
+  private opening(): SlotOpening<EngineLease, ChatSession> {
     const settings = readSettings();
-    this.modelKey = modelKeyOf(settings);
-    this.deps.onLoading();
-    try {
-      const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
-      const lease = await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context));
-      if (this.deps.isDisposed()) {
-        lease.release();
-        throw new DisposedError("Chat panel");
-      }
-      this.lease = lease;
-      // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
-      const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
-      const session = await ChatSession.create(engine, { turn: settings.turn });
-      const messages = this.deps.conversation();
-      if (messages.length > 0) await this.deps.snapshots.resume(this.deps.panelId, session, messages);
-      this.current = session;
-      this.view = modelView(session, lease.loaded.notice);
-      this.deps.onReady(this.view, lease.loaded.notice);
-      return session;
-    } catch (error) {
+    const fail = (error: unknown): never => {
       const typed = toStatefulChatError(error);
       if (typed.code !== "disposed") this.deps.onFailed(typed);
       throw typed;
-    }
+    };
+    return {
+      acquire: async () => {
+        this.modelKey = modelKeyOf(settings);
+        this.deps.onLoading();
+        try {
+          const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
+          return await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context));
+        } catch (error) {
+          return fail(error);
+        }
+      },
+      open: async (lease) => {
+        // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
+        const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
+        const session = await ChatSession.create(engine, { turn: settings.turn }).catch(fail);
+        try {
+          const messages = this.deps.conversation();
+          if (messages.length > 0) await this.deps.snapshots.resume(this.deps.panelId, session, messages);
+          return session;
+        } catch (error) {
+          await session.dispose();
+          return fail(error);
+        }
+      },
+      ready: (session, lease) => {
+        this.view = modelView(session, lease.loaded.notice, this.deps.modelLabel?.(session.engine.info.modelPath));
+        this.deps.onReady(this.view, lease.loaded.notice);
+      },
+    };
   }
 }

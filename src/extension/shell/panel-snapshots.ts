@@ -14,19 +14,62 @@ import type { RestoreOutcome, SnapshotStore } from "../snapshots/snapshot-store"
  */
 const DELETE_AFTER_CLOSE_MS = 3_000;
 
+/**
+ * A chat closed less than DELETE_AFTER_CLOSE_MS before the window reloaded cannot be told
+ * from one the reload closed: both leave a tombstone on disk, and a chat that is opened again
+ * removes its own. VS Code revives a panel only when it is first shown, so a tombstone is
+ * acted on only once it is this old: then the snapshot is deleted (the transcript remains;
+ * a chat revived later re-prefills).
+ */
+export const CLOSED_SNAPSHOT_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+
+type Log = Pick<vscode.LogOutputChannel, "info" | "warn">;
+
+export interface PanelSnapshotsClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): { unref?(): void };
+  clearTimeout(timer: unknown): void;
+}
+
+const realClock: PanelSnapshotsClock = {
+  now: () => Date.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 export class PanelSnapshots implements vscode.Disposable {
-  private readonly pendingDeletes = new Map<string, NodeJS.Timeout>();
+  private readonly pendingDeletes = new Map<string, unknown>();
   /** The last restore per chat (the testing API reads it). */
   readonly outcomes = new Map<string, RestoreOutcome>();
+  /** Old tombstones acted on at startup (tests wait for it). */
+  readonly swept: Promise<string[]>;
 
   constructor(
     private readonly store: SnapshotStore,
-    private readonly log: vscode.LogOutputChannel,
-  ) {}
+    private readonly log: Log,
+    private readonly clock: PanelSnapshotsClock = realClock,
+  ) {
+    this.swept = store.deleteClosedBefore(clock.now() - CLOSED_SNAPSHOT_KEPT_MS).then(
+      (ids) => {
+        if (ids.length > 0) log.info(`Deleted the KV snapshots of ${ids.length} chat(s) closed just before a window reload`);
+        return ids;
+      },
+      (error: unknown) => {
+        log.warn(`Looking for closed chats' KV snapshots failed: ${String(error)}`);
+        return [];
+      },
+    );
+  }
+
+  /** A chat with this id is open (revived, reopened): its snapshot is no longer to be deleted. */
+  claim(id: string): Promise<void> {
+    this.cancelDelete(id);
+    return this.store.unmarkClosed(id).catch(() => undefined);
+  }
 
   /** Resume a revived chat from its snapshot when it matches; otherwise rebuild it from the transcript (re-prefilled on the next turn). */
   async resume(id: string, session: ChatSession, messages: readonly ChatMessage[]): Promise<void> {
-    this.cancelDelete(id);
+    this.claim(id);
     const outcome = await this.store.restore(id, session, messages).catch((error: unknown): RestoreOutcome => ({ kind: "none", reason: String(error) }));
     this.outcomes.set(id, outcome);
     if (outcome.kind === "none") await session.restore(messages);
@@ -46,31 +89,33 @@ export class PanelSnapshots implements vscode.Disposable {
     void this.store.save(id, session).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
   }
 
-  /** Reset Conversation: the snapshot no longer describes the chat. */
-  forget(id: string): void {
+  /** Reset Conversation: the snapshot no longer describes the chat (a save still being written never lands). */
+  forget(id: string): Promise<void> {
     this.cancelDelete(id);
-    void this.store.delete(id).catch(() => undefined);
+    return this.store.delete(id).catch(() => undefined);
   }
 
   /** The chat was closed: delete its snapshot unless the window is reloading (see DELETE_AFTER_CLOSE_MS). */
-  forgetLater(id: string): void {
+  forgetLater(id: string): Promise<void> {
     this.cancelDelete(id);
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       this.pendingDeletes.delete(id);
-      this.forget(id);
+      void this.forget(id);
     }, DELETE_AFTER_CLOSE_MS);
-    timer.unref();
+    timer.unref?.();
     this.pendingDeletes.set(id, timer);
+    return this.store.markClosed(id, this.clock.now()).catch(() => undefined);
   }
 
   private cancelDelete(id: string): void {
-    clearTimeout(this.pendingDeletes.get(id));
+    if (!this.pendingDeletes.has(id)) return;
+    this.clock.clearTimeout(this.pendingDeletes.get(id));
     this.pendingDeletes.delete(id);
   }
 
-  /** Extension shutdown (a reload, a restart): keep every snapshot. */
+  /** Extension shutdown (a reload, a restart): keep every snapshot (a closed chat's tombstone stays on disk). */
   dispose(): void {
-    for (const timer of this.pendingDeletes.values()) clearTimeout(timer);
+    for (const timer of this.pendingDeletes.values()) this.clock.clearTimeout(timer);
     this.pendingDeletes.clear();
   }
 }

@@ -4,6 +4,8 @@
 import type { ChatSession } from "../core/chat-session";
 import type { TurnStats } from "../core/stats";
 import type { ModelView, TurnStatsView } from "../../webview/protocol/messages";
+import { basename } from "node:path";
+import { DEFAULT_MODEL } from "../models/default-model";
 
 export function statsView(stats: TurnStats): TurnStatsView {
   return {
@@ -22,14 +24,21 @@ export function statsView(stats: TurnStats): TurnStatsView {
   };
 }
 
-export function modelView(session: ChatSession, notice: string | undefined): ModelView {
+/** `label`: the name the user knows the model by, when its file name is not it. */
+export function modelView(session: ChatSession, notice: string | undefined, label?: string): ModelView {
   const info = session.engine.info;
   return {
-    name: info.modelName,
+    name: label ?? info.modelName,
     backend: info.backend,
     capacity: session.capacity,
     details: info.details,
     notice,
     reasoning: session.reasoningMarkers,
+    ...(isStarterModel(info.modelPath) ? { starter: true } : {}),
   };
+}
+
+/** The tiny default model (SmolLM2-135M): fine to try the chat, not for real questions. */
+export function isStarterModel(modelPath: string): boolean {
+  return basename(modelPath) === DEFAULT_MODEL.fileName;
 }

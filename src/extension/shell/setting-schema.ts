@@ -13,6 +13,8 @@ interface PropertySchema {
   readonly maximum?: number;
   readonly enum?: readonly unknown[];
   readonly default?: unknown;
+  readonly scope?: string;
+  readonly markdownDeprecationMessage?: string;
 }
 
 const PROPERTIES = manifest.contributes.configuration.properties as Readonly<Record<string, PropertySchema>>;
@@ -31,6 +33,19 @@ function schemaOf(name: string): PropertySchema {
   const schema = PROPERTIES[SETTINGS_PREFIX + name];
   if (!schema) throw new Error(`no setting ${SETTINGS_PREFIX + name} in package.json`);
   return schema;
+}
+
+/**
+ * Settings (short names, without `statefulChat.`) that name something on this machine (a model
+ * file, a server, a disk budget): package.json gives them `machine` scope, so only user (or
+ * remote) settings may set them; the shell ignores a workspace's value, with a notice.
+ */
+export const MACHINE_SCOPED_SETTINGS: readonly string[] = Object.entries(PROPERTIES)
+  .filter(([, schema]) => schema.scope === "machine")
+  .map(([id]) => id.slice(SETTINGS_PREFIX.length));
+
+export function isMachineScoped(name: string): boolean {
+  return MACHINE_SCOPED_SETTINGS.includes(name);
 }
 
 /** The schema's default for a setting (package.json). */

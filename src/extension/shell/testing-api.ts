@@ -3,6 +3,7 @@
 
 import * as vscode from "vscode";
 import type { TurnStats } from "../core/stats";
+import type { CacheCheck } from "../core/cache-check";
 import type { ApplyRegistration } from "./apply/apply-commands";
 import type { RestoreOutcome } from "../snapshots/snapshot-store";
 import type { ChatPanel } from "./chat-panel";
@@ -18,6 +19,12 @@ export interface TestingPanel {
   readonly busy: boolean;
   readonly position: number;
   readonly ledgerLength: number;
+  /**
+   * What the engine itself says the panel's KV cache holds (KvState.probeCache: llama.cpp's
+   * positions, the Core ML session's, the server's count) against the ledger, queued behind
+   * the panel's turns; undefined before the panel has a session.
+   */
+  probeCache(): Promise<CacheCheck | undefined>;
   readonly transcript: readonly TranscriptEntry[];
   readonly lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
   readonly ignoredMessages: number;
@@ -52,7 +59,12 @@ export interface TestingApply {
 }
 
 export interface TestingApi {
+  /** The chats in editor tabs. */
   panels(): TestingPanel[];
+  /** The side bar view's chat, once the view was shown. */
+  viewChat(): TestingPanel | undefined;
+  /** The status bar item as shown (text, tooltip), or undefined while it is hidden. */
+  statusBar(): { readonly text: string; readonly tooltip: string } | undefined;
   loadedEngines(): number;
   /** One engine host process per loaded model: its pid (undefined while restarting) and crashes so far. */
   engineProcesses(): Array<{ readonly pid: number | undefined; readonly crashes: number }>;
@@ -102,8 +114,9 @@ function wrap(panel: ChatPanel, manager: PanelManager): TestingPanel {
     get ignoredMessages() {
       return panel.ignoredMessages;
     },
+    probeCache: () => panel.probeCache(),
     receive: (raw: unknown) => panel.onMessage(raw),
-    close: () => panel.panel.dispose(),
+    close: () => panel.close(),
     closeForReload: () => manager.closeForReload(panel),
     send: (text: string) => panel.send(text),
     stop: () => panel.stop(),
@@ -111,15 +124,24 @@ function wrap(panel: ChatPanel, manager: PanelManager): TestingPanel {
   };
 }
 
-export function createTestingApi(manager: PanelManager, registry: EngineRegistry, store: TranscriptStore, pools: ModelPools, apply: ApplyRegistration): TestingApi {
+export function createTestingApi(
+  manager: PanelManager,
+  registry: EngineRegistry,
+  store: TranscriptStore,
+  pools: ModelPools,
+  apply: ApplyRegistration,
+  statusBar: () => { readonly text: string; readonly tooltip: string } | undefined = () => undefined,
+): TestingApi {
   return {
+    viewChat: () => (manager.inView ? wrap(manager.inView, manager) : undefined),
+    statusBar,
     chatProviderRequests: () => [...pools.served],
     chatProviderSessions: () => pools.views(),
     chatParticipantResets: () => pools.resets,
     releaseChatProvider: () => pools.releaseAll(),
     releaseIdleChatProvider: (idleMs) => pools.releaseIdle(idleMs),
     settingWarnings: () => [...settingWarnings],
-    panels: () => manager.all.map((panel) => wrap(panel, manager)),
+    panels: () => manager.editorChats.map((panel) => wrap(panel, manager)),
     loadedEngines: () => registry.loadedCount,
     engineProcesses: () => registry.engineProcesses,
     savedTranscript: (id: string) => store.load(id),

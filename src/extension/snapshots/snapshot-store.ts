@@ -1,15 +1,23 @@
 // KV snapshots on disk, one per chat: `<id>.kv` (the backend's cache file) and `<id>.json`
 // (what it was made with and the conversation it holds), both written to temporary names
 // and renamed into place. A snapshot is loaded only when model, backend, context size,
-// ledger and file size all match; anything else is deleted, never loaded. A disk budget
-// evicts the oldest snapshots.
+// ledger and file size all match; anything else is deleted, never loaded. One disk budget
+// (kv-disk-budget.ts, shared with the pool's parked sessions) evicts the oldest snapshots.
+//
+// Per chat, the renames that publish a save, deletes, restores and evictions run one at a
+// time in order (a chain per id), and a delete voids every save asked for before it: a save
+// still being written when the chat is reset or closed never brings the old conversation
+// back. A chat closed shortly before the window reloads leaves a tombstone (`<id>.closed`),
+// so its snapshot is deleted later (panel-snapshots.ts) instead of staying forever.
 
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
 import type { EngineInfo } from "../core/engine";
+import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
+import { KvFolderBudget } from "./kv-disk-budget";
 import { modelIdentity, sameModel } from "./model-identity";
 import { ledgerHash, ledgerOf, parseMeta, type SnapshotMeta } from "./snapshot-meta";
 
@@ -21,61 +29,112 @@ export type RestoreOutcome =
   | { readonly kind: "conversation"; readonly reason: string }
   | { readonly kind: "none"; readonly reason: string };
 
-export class SnapshotStore {
-  /** Saves and deletes per chat run in order, so an old save never lands after a delete. */
+/** A save written to temporary files, waiting for its turn to be renamed into place. */
+interface PendingSave {
+  readonly ticket: number;
+  readonly tempCache: string;
+  readonly tempMeta: string;
+  readonly description: SnapshotMeta;
+}
+
+export class SnapshotStore implements KvFileOwner {
+  /** Per chat: publishing saves, deletes, restores and evictions run in order. */
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Orders saves and deletes: each save takes a ticket when it is asked for. */
+  private tickets = 0;
+  /** Per chat, the ticket of its last delete: saves asked for before it are void. */
+  private readonly deletedAt = new Map<string, number>();
+  /** Per chat, the ticket of the save on disk: an older one landing late is dropped. */
+  private readonly publishedAt = new Map<string, number>();
+  /** Chats being restored (their files are not evicted meanwhile). */
+  private readonly restoring = new Set<string>();
+  private readonly budget: KvDiskBudget;
 
   constructor(
     private readonly root: string,
-    /** Bytes all snapshots may take together; 0 turns snapshots off. */
-    private readonly budgetBytes: () => number = () => DEFAULT_SNAPSHOT_BUDGET_BYTES,
-  ) {}
+    /** The shared KV disk budget, or the bytes this store's snapshots may take alone (0 turns snapshots off). */
+    budget: KvDiskBudget | (() => number) = () => DEFAULT_SNAPSHOT_BUDGET_BYTES,
+  ) {
+    this.budget = typeof budget === "function" ? new KvFolderBudget([root], budget) : budget;
+    this.budget.register(this);
+  }
 
-  private files(id: string): { cache: string; meta: string } {
+  private files(id: string): { cache: string; meta: string; closed: string } {
     if (!/^[\w-]+$/.test(id)) throw new Error(`not a snapshot id: ${id}`);
-    return { cache: join(this.root, `${id}.kv`), meta: join(this.root, `${id}.json`) };
+    return { cache: join(this.root, `${id}.kv`), meta: join(this.root, `${id}.json`), closed: join(this.root, `${id}.closed`) };
   }
 
   /**
    * Save the chat's cache and conversation. Queued on the chat at once (behind its running
    * turn, before anything sent later), so closing the chat right after a turn still saves.
-   * Returns the meta written, or undefined when there was nothing to save or the backend cannot.
+   * The files are renamed into place in the chat's chain, unless a delete came after this call.
+   * Returns the meta written, or undefined when there was nothing to save, the backend cannot,
+   * or the chat was deleted (reset, closed) meanwhile.
    */
   async save(id: string, chat: ChatSession): Promise<SnapshotMeta | undefined> {
-    if (this.budgetBytes() <= 0) return undefined;
-    const info = chat.engine.info;
+    if (this.budget.bytes() <= 0) return undefined;
+    const ticket = ++this.tickets;
     const { cache, meta } = this.files(id);
-    const written = await chat.saveSnapshot(async (conversation, writeCache) => {
-      const tempCache = `${cache}.${randomUUID()}.tmp`;
-      const tempMeta = `${meta}.${randomUUID()}.tmp`;
-      try {
-        await mkdir(this.root, { recursive: true });
-        const bytes = await writeCache(tempCache);
-        if (bytes === undefined) return undefined;
-        const tokens = ledgerOf(conversation);
-        const description: SnapshotMeta = {
-          version: 1,
-          id,
-          savedAt: new Date().toISOString(),
-          backend: info.backend,
-          model: await modelIdentity(info.modelPath),
-          contextSize: info.capacity,
-          ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
-          cacheBytes: (await stat(tempCache)).size,
-          conversation,
-        };
-        await writeFile(tempMeta, JSON.stringify(description), "utf8");
-        // Cache first, description last: a description always names a complete cache file.
-        await rename(tempCache, cache);
-        await rename(tempMeta, meta);
-        return description;
-      } finally {
-        await rm(tempCache, { force: true });
-        await rm(tempMeta, { force: true });
-      }
-    });
-    if (written) await this.chain(id, () => this.enforceBudget(id));
-    return written;
+    const pending = await chat.saveSnapshot((conversation, writeCache) => this.writeTemporary(id, ticket, chat.engine.info, conversation, writeCache));
+    if (!pending) return undefined;
+    const published = await this.chain(id, () => this.publish(id, pending, cache, meta));
+    if (published) await this.budget.enforce(cache);
+    return published;
+  }
+
+  /** Inside the chat's queue (the cache is read there): both files under temporary names. */
+  private async writeTemporary(
+    id: string,
+    ticket: number,
+    info: EngineInfo,
+    conversation: SnapshotMeta["conversation"],
+    writeCache: (path: string) => Promise<number | undefined>,
+  ): Promise<PendingSave | undefined> {
+    const { cache, meta } = this.files(id);
+    const tempCache = `${cache}.${randomUUID()}.tmp`;
+    const tempMeta = `${meta}.${randomUUID()}.tmp`;
+    try {
+      if (this.voided(id, ticket)) return undefined;
+      await mkdir(this.root, { recursive: true });
+      const bytes = await writeCache(tempCache);
+      if (bytes === undefined) throw new NothingToSave();
+      const tokens = ledgerOf(conversation);
+      const description: SnapshotMeta = {
+        version: 1,
+        id,
+        savedAt: new Date().toISOString(),
+        backend: info.backend,
+        model: await modelIdentity(info.modelPath),
+        contextSize: info.capacity,
+        ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
+        cacheBytes: (await stat(tempCache)).size,
+        conversation,
+      };
+      await writeFile(tempMeta, JSON.stringify(description), "utf8");
+      return { ticket, tempCache, tempMeta, description };
+    } catch (error) {
+      await removeTemporary(tempCache, tempMeta);
+      if (error instanceof NothingToSave) return undefined;
+      throw error;
+    }
+  }
+
+  /** In the chat's chain: rename the save into place unless a delete or a newer save came first. */
+  private async publish(id: string, pending: PendingSave, cache: string, meta: string): Promise<SnapshotMeta | undefined> {
+    try {
+      if (this.voided(id, pending.ticket) || (this.publishedAt.get(id) ?? 0) > pending.ticket) return undefined;
+      // Cache first, description last: a description always names a complete cache file.
+      await rename(pending.tempCache, cache);
+      await rename(pending.tempMeta, meta);
+      this.publishedAt.set(id, pending.ticket);
+      return pending.description;
+    } finally {
+      await removeTemporary(pending.tempCache, pending.tempMeta);
+    }
+  }
+
+  private voided(id: string, ticket: number): boolean {
+    return (this.deletedAt.get(id) ?? 0) > ticket;
   }
 
   /**
@@ -84,16 +143,21 @@ export class SnapshotStore {
    */
   restore(id: string, chat: ChatSession, messages: readonly ChatMessage[]): Promise<RestoreOutcome> {
     return this.chain(id, async (): Promise<RestoreOutcome> => {
-      const { cache } = this.files(id);
-      const checked = await this.check(id, chat.engine.info, messages);
-      if (typeof checked === "string") {
-        if (checked !== "no snapshot") await this.removeFiles(id);
-        return { kind: "none", reason: checked };
+      this.restoring.add(id);
+      try {
+        const { cache } = this.files(id);
+        const checked = await this.check(id, chat.engine.info, messages);
+        if (typeof checked === "string") {
+          if (checked !== "no snapshot") await this.removeFiles(id);
+          return { kind: "none", reason: checked };
+        }
+        const adopted = await chat.resume(checked.conversation, cache);
+        if (adopted) return { kind: "snapshot", tokens: checked.ledger.length };
+        await this.removeFiles(id);
+        return { kind: "conversation", reason: "the cache file did not hold the conversation" };
+      } finally {
+        this.restoring.delete(id);
       }
-      const adopted = await chat.resume(checked.conversation, cache);
-      if (adopted) return { kind: "snapshot", tokens: checked.ledger.length };
-      await this.removeFiles(id);
-      return { kind: "conversation", reason: "the cache file did not hold the conversation" };
     });
   }
 
@@ -102,9 +166,81 @@ export class SnapshotStore {
     return stat(this.files(id).meta).then(() => true, () => false);
   }
 
-  /** Forget a chat's snapshot (Reset Conversation, a chat closed for good). */
+  /** Forget a chat's snapshot (Reset Conversation, a chat closed for good); saves asked for before this never land. */
   delete(id: string): Promise<void> {
+    this.files(id); // Refuses a bad id before anything is recorded for it.
+    this.deletedAt.set(id, ++this.tickets);
     return this.chain(id, () => this.removeFiles(id));
+  }
+
+  /** A chat was closed and its snapshot is to be deleted soon: record it on disk, so a reload that ends this session first does not orphan the snapshot. */
+  markClosed(id: string, closedAt: number): Promise<void> {
+    const { closed } = this.files(id);
+    return this.chain(id, async () => {
+      await mkdir(this.root, { recursive: true });
+      await writeFile(closed, JSON.stringify({ closedAt }), "utf8");
+    });
+  }
+
+  /** The chat is open again: its snapshot stays. */
+  unmarkClosed(id: string): Promise<void> {
+    const { closed } = this.files(id);
+    return this.chain(id, () => rm(closed, { force: true }));
+  }
+
+  /** Chats marked closed (and not opened again) at or before `cutoff` (ms): their snapshots are deleted. Resolves with their ids. */
+  async deleteClosedBefore(cutoff: number): Promise<string[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const deleted: string[] = [];
+    for (const id of names.filter((n) => n.endsWith(".closed")).map((n) => n.slice(0, -".closed".length))) {
+      if (!/^[\w-]+$/.test(id)) continue;
+      const closedAt = await this.closedAt(id);
+      if (closedAt === undefined || closedAt > cutoff) continue;
+      const removed = await this.chain(id, async () => {
+        if ((await this.closedAt(id)) === undefined) return false; // Opened again meanwhile.
+        this.deletedAt.set(id, ++this.tickets);
+        await this.removeFiles(id);
+        return true;
+      });
+      if (removed) deleted.push(id);
+    }
+    return deleted;
+  }
+
+  private async closedAt(id: string): Promise<number | undefined> {
+    try {
+      const raw: unknown = JSON.parse(await readFile(this.files(id).closed, "utf8"));
+      const at = (raw as { closedAt?: unknown } | null)?.closedAt;
+      return typeof at === "number" && Number.isFinite(at) ? at : 0; // An unreadable tombstone: as old as can be.
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : 0;
+    }
+  }
+
+  // KvFileOwner: the shared budget evicts this store's snapshots through these.
+
+  owns(path: string): boolean {
+    return dirname(path) === this.root;
+  }
+
+  pinned(): string[] {
+    return [...this.restoring].flatMap((id) => {
+      const { cache, meta } = this.files(id);
+      return [cache, meta];
+    });
+  }
+
+  evict(paths: readonly string[], writtenAt: number): Promise<boolean> {
+    const id = basename(paths[0]).replace(/\.[^.]*$/, "");
+    if (!/^[\w-]+$/.test(id)) return Promise.resolve(false);
+    return this.chain(id, async () => {
+      if (this.restoring.has(id)) return false;
+      const { cache, meta } = this.files(id);
+      const times = await Promise.all([cache, meta].map((p) => stat(p).then((s) => s.mtimeMs, () => 0)));
+      if (Math.max(...times) > writtenAt) return false; // Saved again since it was listed: no longer the oldest.
+      await this.removeFiles(id);
+      return true;
+    });
   }
 
   /** Why the snapshot cannot be used, or its meta when it can. */
@@ -133,28 +269,10 @@ export class SnapshotStore {
   }
 
   private async removeFiles(id: string): Promise<void> {
-    const { cache, meta } = this.files(id);
+    const { cache, meta, closed } = this.files(id);
     await rm(meta, { force: true });
     await rm(cache, { force: true });
-  }
-
-  /** Oldest snapshots go first until all fit the budget (the one just saved last). */
-  private async enforceBudget(justSaved: string): Promise<void> {
-    const budget = this.budgetBytes();
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const entries: Array<{ id: string; bytes: number; time: number }> = [];
-    for (const name of names.filter((n) => n.endsWith(".json"))) {
-      const id = name.slice(0, -".json".length);
-      const [meta, kv] = await Promise.all([stat(join(this.root, name)).catch(() => undefined), stat(join(this.root, `${id}.kv`)).catch(() => undefined)]);
-      if (meta) entries.push({ id, bytes: meta.size + (kv?.size ?? 0), time: id === justSaved ? Infinity : meta.mtimeMs });
-    }
-    entries.sort((a, b) => a.time - b.time);
-    let total = entries.reduce((sum, e) => sum + e.bytes, 0);
-    for (const entry of entries) {
-      if (total <= budget) break;
-      await (entry.id === justSaved ? this.removeFiles(entry.id) : this.delete(entry.id));
-      total -= entry.bytes;
-    }
+    await rm(closed, { force: true });
   }
 
   private chain<T>(id: string, run: () => Promise<T>): Promise<T> {
@@ -166,6 +284,14 @@ export class SnapshotStore {
     }).catch(() => undefined);
     return next;
   }
+}
+
+
+/** A backend that cannot write this cache, or nothing in it. */
+class NothingToSave extends Error {}
+
+async function removeTemporary(...paths: string[]): Promise<void> {
+  await Promise.all(paths.map((p) => rm(p, { force: true })));
 }
 
 /**

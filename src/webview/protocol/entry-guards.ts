@@ -49,6 +49,7 @@ export function validModel(value: unknown): ModelView | undefined {
     capacity: typeof value.capacity === "number" ? value.capacity : 0,
     details: typeof value.details === "string" ? value.details : "",
     ...(typeof value.notice === "string" ? { notice: value.notice } : {}),
+    ...(value.starter === true ? { starter: true } : {}),
     ...(isMarkers(value.reasoning) ? { reasoning: { open: value.reasoning.open, close: value.reasoning.close, openedByPrompt: value.reasoning.openedByPrompt === true } } : {}),
   };
 }

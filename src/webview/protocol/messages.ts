@@ -88,6 +88,8 @@ export interface ModelView {
   readonly details: string;
   readonly notice?: string;
   readonly reasoning?: ReasoningMarkersView;
+  /** The tiny default model answers (a model to try things with): the empty chat offers a better one. */
+  readonly starter?: boolean;
 }
 
 /** Commands a banner may offer; the host refuses any other. */
@@ -98,6 +100,7 @@ export const BANNER_COMMANDS = [
   "statefulChat.openSettings",
   "statefulChat.retry",
   "statefulChat.setServerApiKey",
+  "statefulChat.setUpModel",
 ] as const;
 export type BannerCommand = (typeof BANNER_COMMANDS)[number];
 

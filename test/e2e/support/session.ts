@@ -34,8 +34,12 @@ export interface E2ESession {
   close(): Promise<void>;
 }
 
-/** `settings` override the defaults (e.g. the built-in Chat view on, for the provider's journey). */
-export async function startE2ESession(name: string, settings: Record<string, unknown> = {}): Promise<E2ESession> {
+/**
+ * `settings` override the defaults (e.g. the built-in Chat view on, for the provider's journey);
+ * `env` is added to the server's environment, which its extension host inherits (e.g. a fixture
+ * OLLAMA_MODELS store).
+ */
+export async function startE2ESession(name: string, settings: Record<string, unknown> = {}, env: Readonly<Record<string, string>> = {}): Promise<E2ESession> {
   const { paths, toolchain, chromium, modelPath } = await provision();
   const scratch = prepareScratch(paths.runs, `e2e-${name}`, true);
   const folder = makeWorkspace(scratch.root);
@@ -52,7 +56,7 @@ export async function startE2ESession(name: string, settings: Record<string, unk
     "statefulChat.threads": 1,
     ...settings,
   });
-  const server = await startCodeServer({ toolchain, scratch, folder });
+  const server = await startCodeServer({ toolchain, scratch, folder, env });
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(chromium, join(scratch.root, "chromium"));

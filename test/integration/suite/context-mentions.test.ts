@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
-import { closeAllPanels, newChat, turn } from "./helpers";
+import { api, closeAllPanels, newChat, turn, waitFor } from "./helpers";
 
 function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -39,20 +39,31 @@ describe("mentions and context commands", () => {
     rmSync(join(root, "data.bin"));
   });
 
-  it("Ask About Selection attaches the selection to the chat", async () => {
+  it("Ask About Selection attaches the selection to the side bar's chat; the editor keeps the focus", async () => {
     const root = workspaceRoot();
-    const panel = await newChat();
+    const testing = await api();
+    // A chat tab hidden behind the editor is not where the user looks: the side bar's chat gets it.
+    await newChat();
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(join(root, "shapes.ts")));
     editor.selection = new vscode.Selection(1, 0, 3, 0);
     await vscode.commands.executeCommand("statefulChat.askAboutSelection");
-    // The selection is kept even when the editor's selection moves on before sending.
-    editor.selection = new vscode.Selection(0, 0, 0, 0);
-    await turn(panel, "Explain the selection.");
-    const chips = panel.transcript.find((e) => e.role === "user")?.chips ?? [];
-    assert.ok(
-      chips.some((c) => c.kind === "selection" && c.label === "Selection in shapes.ts (lines 2-4)"),
-      JSON.stringify(chips),
-    );
+    const chat = await waitFor("the side bar's chat", () => testing.viewChat());
+    try {
+      assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, editor.document.uri.fsPath, "the editor is still the active one");
+      assert.equal(testing.panels()[0]?.transcript.length, 0, "the hidden tab's chat got nothing");
+      // The selection is kept even when the editor's selection moves on before sending.
+      editor.selection = new vscode.Selection(0, 0, 0, 0);
+      await turn(chat, "Explain the selection.");
+      const chips = chat.transcript.filter((e) => e.role === "user").at(-1)?.chips ?? [];
+      assert.ok(
+        chips.some((c) => c.kind === "selection" && c.label === "Selection in shapes.ts (lines 2-4)"),
+        JSON.stringify(chips),
+      );
+    } finally {
+      // The side bar's chat outlives the editors: close it, so no later suite finds its engine loaded.
+      chat.close();
+      await waitFor("the side bar's chat closed", () => testing.viewChat() === undefined, 30_000);
+    }
   });
 
   it("a pinned file is re-checked every turn (changes as diffs) until unpinned; @workspace and @problems attach", async () => {

@@ -6,6 +6,7 @@ import * as assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "mocha";
 import * as vscode from "vscode";
 import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import { assertEngineHoldsLedger } from "./engine-cache";
 import { closeAllPanels, newChat, turn, waitFor } from "./helpers";
 
 const QUESTION = "What does a KV cache store?";
@@ -37,6 +38,7 @@ describe("conversation with the default model", () => {
     assert.ok(panel.position > stats.prefilled, "the cache holds prompt and reply");
     assert.deepEqual(roles(panel), ["user:complete", "assistant:complete"]);
     assert.equal(panel.transcript[1]!.text.trim().length > 0, true);
+    await assertEngineHoldsLedger(panel);
   });
 
   it("prefills only the new tokens on the next turn", async () => {
@@ -47,7 +49,7 @@ describe("conversation with the default model", () => {
     // Everything the first turn left in the cache is reused; only the new turn is prefilled.
     assert.equal(second.cached, positionAfterFirst);
     assert.equal(second.position, second.cached + second.prefilled + second.replyTokens);
-    assert.equal(panel.ledgerLength, panel.position, "ledger == cache length");
+    await assertEngineHoldsLedger(panel);
   });
 
   it("Reset Conversation (command) leaves the next turn prefilling only system prompt + message", async () => {
@@ -61,6 +63,7 @@ describe("conversation with the default model", () => {
     assert.equal(next.cached, 0);
     assert.equal(next.prefilled, freshPrefill);
     assert.deepEqual(roles(panel), ["user:complete", "assistant:complete"]);
+    await assertEngineHoldsLedger(panel);
   });
 
   it("keeps two panels' conversations independent", async () => {
@@ -72,7 +75,9 @@ describe("conversation with the default model", () => {
     const bFirst = await turn(b, QUESTION);
     assert.equal(bFirst.cached, 0, "panel B started from panel A's state");
     assert.equal(bFirst.prefilled, freshPrefill);
-    assert.equal(a.position, aPosition, "panel B's turn moved panel A's state");
+    assert.equal(a.position, aPosition, "panel B's turn moved panel A's ledger");
+    await assertEngineHoldsLedger(a);
+    await assertEngineHoldsLedger(b);
     assert.equal(a.transcript.length, aEntries);
     assert.ok(!b.transcript.some((e) => e.text.includes("green")));
     const aSecond = await turn(a, "What is my favourite colour?");
@@ -92,5 +97,6 @@ describe("conversation with the default model", () => {
     const users = panel.transcript.filter((e) => e.role === "user").map((e) => e.text);
     assert.deepEqual(users, ["Write a long story about a compiler that learns to cache.", "Now say it in one line."]);
     assert.equal(panel.transcript.filter((e) => e.role === "assistant" && e.status === "complete").length, 2);
+    await assertEngineHoldsLedger(panel);
   });
 });

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { after, afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
 import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import { assertEngineHoldsLedger } from "./engine-cache";
 import { api, closeAllPanels, extension, newChat, turn, waitFor } from "./helpers";
 
 const FACT = "My name is Ada and my favourite number is 42.";
@@ -119,7 +120,7 @@ describe("engine process", () => {
     assert.equal(answer.cached, 0);
     assert.equal(answer.prefilled, expected.prefilled + expected.cached, "the whole conversation was re-prefilled");
     assert.equal(answer.reply, expected.reply, "the same reply as the chat that never crashed (greedy)");
-    assert.equal(panel.ledgerLength, panel.position, "ledger == cache length");
+    await assertEngineHoldsLedger(panel);
     await assertExtensionUnaffected();
   });
 

@@ -1,7 +1,7 @@
 // KvState over one native session (one MLState). The native side already runs every call
 // on the session's serial worker and refuses overlap; this class adds the contract's
 // checks that must happen before the addon is called, and maps errors.
-import type { KvState, SamplingOptions } from "../../core/engine";
+import type { CacheProbe, KvState, SamplingOptions } from "../../core/engine";
 import { CapacityError } from "../../core/errors";
 import { ExclusiveAccess } from "../../core/exclusive-access";
 import type { NativeSampling, NativeSession } from "./addon";
@@ -94,6 +94,16 @@ export class CoreMLState implements KvState {
    */
   async loadSnapshot(path: string): Promise<readonly number[]> {
     return this.run(async () => [...(await this.session.loadState(path))]);
+  }
+
+  /**
+   * The native session's position (native/src/core/session.h, mirrored by the addon after each
+   * call on its worker): an MLState has no position of its own, the causal mask's end is this
+   * number. Independent of the ledger; the same count `length` reads, so a Core ML cache that
+   * drifted from it shows only in the logits check.
+   */
+  async probeCache(): Promise<CacheProbe> {
+    return this.run(async () => ({ held: this.session.position, source: "Core ML session position (native)" }));
   }
 
   async dispose(): Promise<void> {

@@ -48,13 +48,19 @@ export function findFastBuild(localBuilds: string): string | undefined {
   return undefined;
 }
 
-/** node-llama-cpp's localBuilds folder, found by walking up from this file (bundle or source). */
-export function localBuildsDir(from: string = __dirname): string | undefined {
+/** node-llama-cpp's package folder, found by walking up from this file (bundle or source). */
+export function nodeLlamaCppPackageDir(from: string = __dirname): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, "node_modules", "node-llama-cpp", "llama", "localBuilds");
-    if (existsSync(join(dir, "node_modules", "node-llama-cpp", "package.json"))) return candidate;
+    const candidate = join(dir, "node_modules", "node-llama-cpp");
+    if (existsSync(join(candidate, "package.json"))) return candidate;
     if (dirname(dir) === dir) return undefined;
   }
+}
+
+/** node-llama-cpp's localBuilds folder (where our build is put). */
+export function localBuildsDir(from: string = __dirname): string | undefined {
+  const packageDir = nodeLlamaCppPackageDir(from);
+  return packageDir ? join(packageDir, "llama", "localBuilds") : undefined;
 }
 
 /**

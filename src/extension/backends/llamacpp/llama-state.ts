@@ -2,7 +2,7 @@
 // panels never share KV memory; the context shift is replaced by a strategy that throws,
 // so llama.cpp can never silently drop the oldest tokens (invariant 5).
 
-import type { KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../core/engine";
+import type { CacheProbe, KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../core/engine";
 import { CapacityError, EngineFailedError } from "../../core/errors";
 import { ExclusiveAccess } from "../../core/exclusive-access";
 import type {
@@ -14,7 +14,7 @@ import type {
   Token,
 } from "./node-llama-cpp";
 import { replyRunStartingLater } from "../../core/reply-run";
-import { nativeReplyLoop, nativeVerify, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
+import { kvCachePositions, nativeReplyLoop, nativeVerify, type KvCachePositions, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
 
@@ -42,6 +42,7 @@ export class LlamaKvState implements KvState {
     private readonly onDispose: () => void,
     replyLoop: NativeReplyLoop | undefined,
     private readonly verifyInOneCall: NativeVerify | undefined,
+    private readonly positions: KvCachePositions | undefined,
   ) {
     if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(replyLoop, tokens, options, onToken);
   }
@@ -69,7 +70,7 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence));
+    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence), kvCachePositions(context, sequence));
   }
 
   get capacity(): number {
@@ -180,6 +181,18 @@ export class LlamaKvState implements KvState {
     return this.exclusive(async () => {
       await this.sequence.loadStateFromFile(path, { acceptRisk: true });
       return [...this.sequence.contextTokens];
+    });
+  }
+
+  /**
+   * llama.cpp's own positions for this sequence (llama_memory_seq_pos_min/max), not
+   * node-llama-cpp's counter (`length`): a chat cache from position 0 holds max + 1 tokens.
+   */
+  probeCache(): Promise<CacheProbe | undefined> {
+    return this.exclusive(async () => {
+      if (!this.positions) return undefined;
+      const { min, max } = this.positions();
+      return { held: max + 1, firstPosition: min, source: "llama_memory_seq_pos_min/max" };
     });
   }
 

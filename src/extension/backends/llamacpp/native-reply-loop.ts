@@ -2,9 +2,9 @@
 // native worker decodes, samples and feeds each sampled token back, streaming tokens to JS,
 // instead of two async hops and a JS turn per token while the model waits. node-llama-cpp
 // has no public API for it, so this file is the one place that touches its internals (the
-// sequence's id and token bookkeeping, the native sampler); the version is pinned, and
-// without the patched binary (the prebuilt one, an older build) `nativeReplyLoop` is
-// undefined and the backend samples token by token as before.
+// sequence's id and token bookkeeping, the native sampler, the KV cache's positions); the
+// version is pinned, and without the patched binary (the prebuilt one, an older build)
+// `nativeReplyLoop` is undefined and the backend samples token by token as before.
 
 import type { ReplyOptions, ReplyRun } from "../../core/engine";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel } from "./node-llama-cpp";
@@ -33,9 +33,18 @@ interface PatchedAddonContext {
   verifyTokens?(sequenceId: number, firstPosition: number, tokens: Uint32Array, sampler: NativeSampler): Promise<Uint32Array>;
 }
 
+/**
+ * node-llama-cpp's own addon (prebuilt and ours): llama_memory_seq_pos_min / _max of a
+ * sequence, straight from llama.cpp's KV cells (-1 when the sequence holds none).
+ */
+interface AddonKvPositions {
+  getSequenceKvCacheMinPosition(sequenceId: number): number;
+  getSequenceKvCacheMaxPosition(sequenceId: number): number;
+}
+
 /** What node-llama-cpp 3.21 keeps on its objects (internal, not typed by the package). */
 interface ContextInternals {
-  readonly _ctx: Partial<PatchedAddonContext>;
+  readonly _ctx: Partial<PatchedAddonContext & AddonKvPositions>;
 }
 interface SequenceInternals {
   readonly _sequenceId: number;
@@ -57,6 +66,22 @@ export function hasNativeReplyLoop(llama: Llama): boolean {
 export interface NativeReplyLoop {
   /** See KvState.generateReply; the caller checks capacity and holds the state exclusively. */
   run(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun;
+}
+
+/** The lowest and highest position llama.cpp's KV cache holds for a sequence (-1, -1 when empty). */
+export type KvCachePositions = () => { readonly min: number; readonly max: number };
+
+/**
+ * Asks llama.cpp itself, not node-llama-cpp's token bookkeeping (`nextTokenIndex`, which is
+ * what KvState.length reports) and not our ledger: the ledger == cache check's other side.
+ * Undefined on an addon without these methods (none known for 3.21).
+ */
+export function kvCachePositions(context: LlamaContext, sequence: LlamaContextSequence): KvCachePositions | undefined {
+  const addon = (context as unknown as ContextInternals)._ctx;
+  if (typeof addon?.getSequenceKvCacheMinPosition !== "function" || typeof addon.getSequenceKvCacheMaxPosition !== "function") return undefined;
+  const positions = addon as AddonKvPositions;
+  const id = (sequence as unknown as SequenceInternals)._sequenceId;
+  return () => ({ min: positions.getSequenceKvCacheMinPosition(id), max: positions.getSequenceKvCacheMaxPosition(id) });
 }
 
 export type NativeVerify = (tokens: readonly number[], sample: ReplyOptions["sample"]) => Promise<number[]>;

@@ -4,6 +4,8 @@
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
 import { cmakeOptionsToLoad } from "./fast-build";
 import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
+import { gpuApiName, type GpuType } from "./gpu-choice";
+import { BackendUnavailableError } from "../../core/errors";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -18,6 +20,11 @@ const importModule = new Function("specifier", "return import(specifier)") as (
   specifier: string,
 ) => Promise<NodeLlamaCppModule>;
 
+/** The package itself (loading it loads no llama.cpp binary). */
+export function importNodeLlamaCpp(): Promise<NodeLlamaCppModule> {
+  return importModule("node-llama-cpp");
+}
+
 const recentErrors: string[] = [];
 
 /** llama.cpp reports why a load failed only in its log; keep the last lines for error messages. */
@@ -25,20 +32,42 @@ export function takeRecentLlamaErrors(): string[] {
   return recentErrors.splice(0, recentErrors.length);
 }
 
-let llamaPromise: Promise<{ module: NodeLlamaCppModule; llama: Llama }> | undefined;
+/** The binary a runtime was loaded from: our CPU build or node-llama-cpp's CPU prebuilt (`cpu`), or a GPU prebuilt. */
+export type RuntimeBinary = "cpu" | GpuType;
+
+interface Runtime {
+  readonly binary: RuntimeBinary;
+  readonly loading: Promise<{ module: NodeLlamaCppModule; llama: Llama }>;
+}
+
+let runtime: Runtime | undefined;
+
+/** The binary this process has loaded (or is loading), if any: a process holds one for good. */
+export function loadedRuntimeBinary(): RuntimeBinary | undefined {
+  return runtime?.binary;
+}
 
 /**
- * One llama.cpp runtime per process, never built at runtime: our local build with a
- * persistent threadpool and the newer llama.cpp source when `npm run build:llama` made one (node-llama-cpp finds it by
- * its cmake options), otherwise the CPU binary shipped with the package.
+ * One llama.cpp runtime per process, never built at runtime. On the CPU: our local build
+ * with a persistent threadpool and the newer llama.cpp source when `npm run build:llama`
+ * made one (node-llama-cpp finds it by its cmake options), otherwise the CPU binary shipped
+ * with the package. On a GPU: node-llama-cpp's prebuilt binary for it. The binaries share
+ * library names, so a process that loaded one cannot load another: asking for another is
+ * refused (the engine process runs each model in a process of its own).
  */
-export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: Llama }> {
-  llamaPromise ??= (async () => {
-    const module = await importModule("node-llama-cpp");
+export function getLlamaRuntime(binary: RuntimeBinary = runtime?.binary ?? "cpu"): Promise<{ module: NodeLlamaCppModule; llama: Llama }> {
+  if (runtime && runtime.binary !== binary) {
+    return Promise.reject(
+      new BackendUnavailableError(`This process already runs llama.cpp's ${describeBinary(runtime.binary)} binary; the ${describeBinary(binary)} one needs a process of its own (the engine process).`),
+    );
+  }
+  if (runtime) return runtime.loading;
+  const loading = (async () => {
+    const module = await importNodeLlamaCpp();
     const llama = await module.getLlama({
-      gpu: false,
+      gpu: binary === "cpu" ? false : binary,
       build: "never",
-      cmakeOptions: cmakeOptionsToLoad(),
+      cmakeOptions: binary === "cpu" ? cmakeOptionsToLoad() : undefined,
       logLevel: module.LlamaLogLevel.error,
       logger: (level, message) => {
         if (level !== module.LlamaLogLevel.error && level !== module.LlamaLogLevel.fatal) return;
@@ -46,17 +75,29 @@ export function getLlamaRuntime(): Promise<{ module: NodeLlamaCppModule; llama: 
         if (recentErrors.length > 8) recentErrors.shift();
       },
     });
+    if ((llama.gpu === false ? "cpu" : llama.gpu) !== binary) {
+      throw new BackendUnavailableError(`node-llama-cpp loaded its ${String(llama.gpu)} binary instead of the ${describeBinary(binary)} one`);
+    }
     return { module, llama };
   })();
-  llamaPromise.catch(() => {
-    llamaPromise = undefined;
+  const current: Runtime = { binary, loading };
+  runtime = current;
+  // A failed load may not have loaded anything: let a later call try again.
+  loading.catch(() => {
+    if (runtime === current) runtime = undefined;
   });
-  return llamaPromise;
+  return loading;
+}
+
+function describeBinary(binary: RuntimeBinary): string {
+  return binary === "cpu" ? "CPU" : gpuApiName(binary);
 }
 
 /** How the loaded binary was made, for the engine's details and the bench report. */
 export function describeLlamaBuild(llama: Llama): string {
   return llama.buildType === "localBuild"
     ? `local build of llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool, grouped flash attention`
-    : "prebuilt binary";
+    : llama.gpu === false
+      ? "prebuilt binary"
+      : `prebuilt ${gpuApiName(llama.gpu)} binary`;
 }

@@ -40,6 +40,8 @@ export interface CompletionResult {
   readonly cached?: number;
   /** The llama-server slot that served the request. */
   readonly slot?: number;
+  /** Tokens the server's cache holds for the request once it ended, by its own count (llama-server `tokens_cached`). */
+  readonly held?: number;
   /** Why the server stopped: `eos`, `limit`, `word`… as it says it. */
   readonly stop?: string;
   /** The server stopped at an end-of-generation token that it did not stream (vLLM, SGLang). */

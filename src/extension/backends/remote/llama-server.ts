@@ -99,6 +99,7 @@ export class LlamaServerDialect implements ServerDialect {
         return {
           cached: isCount(timings.cache_n) ? timings.cache_n : undefined,
           slot: isCount(event.id_slot) ? event.id_slot : undefined,
+          held: isCount(event.tokens_cached) ? event.tokens_cached : undefined,
           stop: typeof event.stop_type === "string" ? event.stop_type : undefined,
         };
       }

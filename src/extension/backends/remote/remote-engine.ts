@@ -4,6 +4,7 @@
 // each session's state to what one request may hold there. Every state is one
 // conversation; on llama-server it is pinned to the slot whose prompt cache holds it.
 
+import { throwIfAborted } from "../../core/abort";
 import type { Engine, EngineInfo, KvState, Tokenizer } from "../../core/engine";
 import { BackendUnavailableError, DisposedError, ServerRejectedError, StatefulChatError } from "../../core/errors";
 import type { ServerDialect, ServerInfo } from "./dialect";
@@ -14,6 +15,7 @@ import { firstModel, SglangDialect, VllmDialect } from "./openai-compatible";
 import { serverBaseUrl, type RemoteServerOptions, type ServerKind } from "./options";
 import { RemoteKvState } from "./remote-state";
 import { DEFAULT_BUSY_RETRY, retryDelayMs, type BusyRetryPolicy, type ServerStatusListener } from "./status";
+import { REAL_REMOTE_CLOCK, type CompletionTimeouts, type RemoteClock } from "./completion-waits";
 import { checkTokenizer } from "./tokenizer-check";
 
 export interface RemoteEngineOptions {
@@ -30,6 +32,12 @@ export interface RemoteEngineOptions {
   readonly fetch?: FetchLike;
   /** Tests: a shorter busy-retry policy. */
   readonly retry?: BusyRetryPolicy;
+  /** Tests: how long a completion may stay queued or silent (see completion-waits.ts). */
+  readonly timeouts?: CompletionTimeouts;
+  /** Tests: a clock they advance by hand (retry sleeps, timeouts). */
+  readonly clock?: RemoteClock;
+  /** Ends connecting (a busy server's retry waits included) with CancelledError. */
+  readonly signal?: AbortSignal;
 }
 
 const DEFAULT_CONTEXT = 4096;
@@ -49,6 +57,7 @@ export class RemoteEngine implements Engine {
     private readonly retry: BusyRetryPolicy,
     private readonly endToken: number | undefined,
     private readonly onStatus: ServerStatusListener | undefined,
+    private readonly waits: { readonly timeouts?: CompletionTimeouts; readonly clock?: RemoteClock },
   ) {}
 
   get tokenizer(): Tokenizer {
@@ -68,10 +77,11 @@ export class RemoteEngine implements Engine {
     const local = await loadLocalTokenizer(options.modelPath);
     try {
       const retokenize = (text: string) => local.tokenizer.encode(text, { specials: false });
-      const kind = options.server.kind && options.server.kind !== "auto" ? options.server.kind : await whileBusy(() => detectKind(connection), retry, options.onStatus);
+      const waits = { retry, onStatus: options.onStatus, clock: options.clock ?? REAL_REMOTE_CLOCK, signal: options.signal };
+      const kind = options.server.kind && options.server.kind !== "auto" ? options.server.kind : await whileBusy(() => detectKind(connection, options.signal), waits);
       const dialect: ServerDialect =
         kind === "llama-server" ? new LlamaServerDialect(connection, retokenize) : kind === "vllm" ? new VllmDialect(connection) : new SglangDialect(connection);
-      const server = await whileBusy(() => dialect.describe(), retry, options.onStatus);
+      const server = await whileBusy(() => dialect.describe(options.signal), waits);
       await checkTokenizer(dialect, server, local.tokenizer, options.modelPath);
       const requested = options.contextSize ?? DEFAULT_CONTEXT;
       const capacity = server.contextPerSlot !== undefined ? Math.min(requested, server.contextPerSlot - SLOT_MARGIN) : requested;
@@ -84,7 +94,7 @@ export class RemoteEngine implements Engine {
         capacity,
         details: `${kind} at ${base.origin}${base.pathname === "/" ? "" : base.pathname} (${server.model}${server.build ? `, build ${server.build}` : ""}${slots}), context ${capacity}, tokenizer checked`,
       };
-      return new RemoteEngine(info, local, dialect, server, retry, endTokenOf(local.tokenizer), options.onStatus);
+      return new RemoteEngine(info, local, dialect, server, retry, endTokenOf(local.tokenizer), options.onStatus, { timeouts: options.timeouts, clock: options.clock });
     } catch (error) {
       await local.dispose();
       throw error;
@@ -99,7 +109,7 @@ export class RemoteEngine implements Engine {
   async createStateReporting(listener: ServerStatusListener | undefined): Promise<KvState> {
     if (this.disposed) throw new DisposedError("Engine");
     const state: RemoteKvState = new RemoteKvState(
-      { dialect: this.dialect, tokenizer: this.local.tokenizer, endToken: this.endToken, retry: this.retry },
+      { dialect: this.dialect, tokenizer: this.local.tokenizer, endToken: this.endToken, retry: this.retry, ...this.waits },
       this.info.capacity,
       listener,
       () => this.states.delete(state),
@@ -140,15 +150,15 @@ export function withServerStatus(engine: Engine, listener: ServerStatusListener)
 }
 
 /** llama-server answers /props with its slots; vLLM and SGLang name themselves as the owner in /v1/models. */
-async function detectKind(connection: ServerConnection): Promise<ServerKind> {
-  const props = await connection.json("props", { timeoutMs: 15_000 }).catch((error: unknown) => {
-    // Not reachable, or busy (the caller retries): no point asking further. Any other answer
-    // (404 from vLLM or SGLang) only says it is not llama-server.
-    if (error instanceof StatefulChatError && error.code === "server_unreachable") throw error;
+async function detectKind(connection: ServerConnection, signal?: AbortSignal): Promise<ServerKind> {
+  const props = await connection.json("props", { timeoutMs: 15_000, signal }).catch((error: unknown) => {
+    // Not reachable, or busy (the caller retries), or cancelled: no point asking further. Any
+    // other answer (404 from vLLM or SGLang) only says it is not llama-server.
+    if (error instanceof StatefulChatError && (error.code === "server_unreachable" || error.code === "cancelled")) throw error;
     return undefined;
   });
   if (typeof props === "object" && props !== null && ("total_slots" in props || "default_generation_settings" in props)) return "llama-server";
-  const model = await firstModel(connection).catch(() => undefined);
+  const model = await firstModel(connection, signal).catch(() => undefined);
   const owner = model?.ownedBy?.toLowerCase() ?? "";
   if (owner.includes("vllm")) return "vllm";
   if (owner.includes("sglang")) return "sglang";
@@ -158,18 +168,23 @@ async function detectKind(connection: ServerConnection): Promise<ServerKind> {
 }
 
 /** Connecting waits, like a turn does, while the server answers 429/503 (llama-server: loading the model). */
-async function whileBusy<T>(operation: () => Promise<T>, retry: BusyRetryPolicy, onStatus: ServerStatusListener | undefined): Promise<T> {
+async function whileBusy<T>(
+  operation: () => Promise<T>,
+  waits: { readonly retry: BusyRetryPolicy; readonly onStatus?: ServerStatusListener; readonly clock: RemoteClock; readonly signal?: AbortSignal },
+): Promise<T> {
+  const { retry, onStatus, clock, signal } = waits;
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
+    throwIfAborted(signal);
     try {
       return await operation();
     } catch (error) {
-      if (!(error instanceof ServerBusyError)) throw error;
+      if (!(error instanceof ServerBusyError) || signal?.aborted) throw error;
       const delay = retryDelayMs(retry, attempt, error.retryAfterMs);
       if (waited + delay > retry.maxWaitMs) throw error;
       waited += delay;
       onStatus?.({ state: "retrying", reason: error.detail, attempt, retryInMs: delay });
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await clock.sleep(delay, signal);
     }
   }
 }

@@ -12,15 +12,12 @@
 // error and empties the list: the session re-prefills, i.e. the next request re-sends the
 // ledger in full, and the server's count shows what it still had.
 
-import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../../core/engine";
+import type { CacheProbe, KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from "../../core/engine";
 import { CancelledError, CapacityError, EngineFailedError, StatefulChatError } from "../../core/errors";
 import { ExclusiveAccess } from "../../core/exclusive-access";
+import { completeWaiting, DEFAULT_COMPLETION_TIMEOUTS, REAL_REMOTE_CLOCK, type CompletionTimeouts, type RemoteClock } from "./completion-waits";
 import type { CompletionResult, ServerDialect } from "./dialect";
-import { ServerBusyError } from "./http";
-import { retryDelayMs, type BusyRetryPolicy, type ServerStatusListener } from "./status";
-
-/** How long the server may take to send its response headers before the turn shows as queued. */
-const QUEUED_AFTER_MS = 300;
+import type { BusyRetryPolicy, ServerStatusListener } from "./status";
 /** After the reply's natural end (an end token, the token budget) a cancel waits this long for the server's final event (its cache count). */
 const FINAL_EVENT_GRACE_MS = 2_000;
 
@@ -30,6 +27,10 @@ export interface RemoteStateContext {
   /** An end-of-generation token to stand for the end when a server stops at one without streaming it. */
   readonly endToken?: number;
   readonly retry: BusyRetryPolicy;
+  /** How long a completion may stay queued or silent (defaults: queued as long as the busy wait, silent 5 min). */
+  readonly timeouts?: CompletionTimeouts;
+  /** Tests: a clock they advance by hand. */
+  readonly clock?: RemoteClock;
 }
 
 export class RemoteKvState implements KvState {
@@ -44,6 +45,9 @@ export class RemoteKvState implements KvState {
   private inFlight: AbortController | undefined;
   /** The server's cache count of the last completion. */
   lastServerCached: number | undefined;
+  /** What the server said its cache held when the last completion ended, and our token list then. */
+  private serverHeld: { readonly held: number; readonly tokens: readonly number[] } | undefined;
+  private lastServerHeld: number | undefined;
 
   readonly generateReply: (tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void) => ReplyRun;
 
@@ -60,30 +64,41 @@ export class RemoteKvState implements KvState {
     return this.tokens.length;
   }
 
+  private get clock(): RemoteClock {
+    return this.context.clock ?? REAL_REMOTE_CLOCK;
+  }
+
   /** The slot this session is pinned to (llama-server), once a reply told. */
   get pinnedSlot(): number | undefined {
     return this.slot;
   }
 
-  evaluate(tokens: readonly number[], sample?: SamplingOptions): Promise<number | undefined> {
+  evaluate(tokens: readonly number[], sample?: SamplingOptions, signal?: AbortSignal): Promise<number | undefined> {
     return this.exclusive(async () => {
       if (tokens.length === 0) return undefined;
       if (this.length + tokens.length > this.capacity) throw new CapacityError(this.length, tokens.length, this.capacity);
       if (!sample) {
-        this.tokens.push(...tokens);
+        // A new list, not a push: probeCache tells by identity that it changed since the server counted.
+        this.tokens = [...this.tokens, ...tokens];
         return undefined;
       }
       // A single sampled token (the core's step loop): one request of one token.
       const prompt = [...this.tokens, ...tokens];
       const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
       let first: number | undefined;
       try {
         await this.complete(prompt, 1, sample, (ids) => (first ??= ids[0]), controller);
       } catch (error) {
-        this.tokens = [];
+        if (!(error instanceof CancelledError)) this.tokens = [];
         throw error;
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
       }
       this.tokens = prompt;
+      this.noteServerHeld();
       if (first === undefined) {
         if (this.context.endToken !== undefined) return this.context.endToken;
         throw new EngineFailedError("The inference server returned no token");
@@ -100,7 +115,7 @@ export class RemoteKvState implements KvState {
     /** The server sampled a token after the last one taken, so it decoded every taken token. */
     let sampledBeyond = false;
     let settled = false;
-    let finishing: ReturnType<typeof setTimeout> | undefined;
+    let endFinishing: (() => void) | undefined;
     const take = (token: number) => {
       taken.push(token);
       if (tokenizer.isEndOfGeneration(token)) endSeen = true;
@@ -127,12 +142,13 @@ export class RemoteKvState implements KvState {
         }
       } finally {
         settled = true;
-        if (finishing) clearTimeout(finishing);
+        endFinishing?.();
       }
       // A server that stops at an end token without streaming it (vLLM, SGLang): stand for it.
       if (result?.endedAtEos && !endSeen && taken.length < options.maxTokens && endToken !== undefined) take(endToken);
       const decoded = sampledBeyond && !endSeen ? taken : taken.slice(0, -1);
       this.tokens = [...prompt, ...decoded];
+      this.noteServerHeld();
       return this.tokens.length;
     });
     return {
@@ -140,60 +156,48 @@ export class RemoteKvState implements KvState {
       cancel: () => {
         if (settled || controller.signal.aborted) return;
         // The reply already ended on the server: let its last event (the cache count) arrive.
-        if (endSeen || taken.length >= options.maxTokens) finishing ??= setTimeout(() => controller.abort(), FINAL_EVENT_GRACE_MS);
+        if (endSeen || taken.length >= options.maxTokens) endFinishing ??= this.clock.after(FINAL_EVENT_GRACE_MS, () => controller.abort());
         else controller.abort();
       },
       serverCached: () => this.lastServerCached,
     };
   }
 
-  /** One completion, retried with backoff while the server is busy (429/503); status reported on the way. */
+  /** One completion (completion-waits.ts: busy retries, queued, timeouts); the slot and the server's counts kept. */
   private async complete(prompt: readonly number[], maxTokens: number, sample: SamplingOptions, onTokens: (ids: readonly number[]) => void, controller: AbortController): Promise<CompletionResult> {
     this.inFlight = controller;
     this.lastServerCached = undefined;
-    const signal = controller.signal;
+    this.lastServerHeld = undefined;
     const { dialect, retry } = this.context;
-    let waited = 0;
-    let reported = false;
+    const timeouts = this.context.timeouts ?? { ...DEFAULT_COMPLETION_TIMEOUTS, queuedMs: retry.maxWaitMs };
     try {
-      for (let attempt = 1; ; attempt++) {
-        if (signal.aborted) throw new CancelledError();
-        let started = false;
-        const queued = setTimeout(() => {
-          if (started) return;
-          reported = true;
-          this.onStatus?.({ state: "queued" });
-        }, QUEUED_AFTER_MS);
-        try {
-          const result = await dialect.complete({ prompt, maxTokens, sample, slot: this.slot }, {
-            onStarted: () => {
-              started = true;
-              clearTimeout(queued);
-              if (reported) this.onStatus?.({ state: "running" });
-              reported = false;
-            },
-            onTokens,
-          }, signal);
-          if (result.slot !== undefined) this.slot = result.slot;
-          this.lastServerCached = result.cached;
-          return result;
-        } catch (error) {
-          if (!(error instanceof ServerBusyError) || signal.aborted) throw error;
-          const delay = retryDelayMs(retry, attempt, error.retryAfterMs);
-          if (waited + delay > retry.maxWaitMs) {
-            throw new ServerBusyError(`${error.message.replace(/\.$/, "")}, and stayed busy for ${Math.round(waited / 1000)} s; try again later.`, error.status, undefined, error.detail);
-          }
-          waited += delay;
-          reported = true;
-          this.onStatus?.({ state: "retrying", reason: error.detail, attempt, retryInMs: delay });
-          await sleep(delay, signal);
-        } finally {
-          clearTimeout(queued);
-        }
-      }
+      const result = await completeWaiting({ dialect, retry, timeouts, clock: this.clock, onStatus: this.onStatus }, { prompt, maxTokens, sample, slot: this.slot }, onTokens, controller.signal);
+      if (result.slot !== undefined) this.slot = result.slot;
+      this.lastServerCached = result.cached;
+      this.lastServerHeld = result.held;
+      return result;
     } finally {
       if (this.inFlight === controller) this.inFlight = undefined;
     }
+  }
+
+  /**
+   * The server's own count (llama-server's `tokens_cached` at the end of the last completion),
+   * while this state has sent nothing since and changed nothing: then the server's cache should
+   * hold exactly our tokens. Undefined otherwise (tokens recorded but not sent yet, a truncate
+   * the server sees only with the next request) and for servers that do not count (vLLM, SGLang).
+   */
+  probeCache(): Promise<CacheProbe | undefined> {
+    return this.exclusive(async () => {
+      const last = this.serverHeld;
+      if (!last || last.tokens !== this.tokens) return undefined;
+      return { held: last.held, source: `${this.context.dialect.kind} tokens_cached` };
+    });
+  }
+
+  /** After a completion: what the server said it held, against the token list it now matches. */
+  private noteServerHeld(): void {
+    this.serverHeld = this.lastServerHeld === undefined ? undefined : { held: this.lastServerHeld, tokens: this.tokens };
   }
 
   truncate(length: number): Promise<void> {
@@ -219,18 +223,4 @@ export class RemoteKvState implements KvState {
   private exclusive<T>(operation: () => Promise<T>): Promise<T> {
     return this.access.run(operation);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CancelledError());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

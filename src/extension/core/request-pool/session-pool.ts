@@ -4,8 +4,10 @@
 // live at once (each one KV state); the least recently used one is parked — its cache written
 // to a snapshot, its ledger kept — so a conversation that comes back is restored, not
 // re-prefilled. Requests run one at a time, in order (one FIFO for the pool: they share the
-// engine's cores anyway, and a choice of session must see every ledger settled).
+// engine's cores anyway, and a choice of session must see every ledger settled). Parked
+// snapshots count against the one KV disk budget (kv-disk-budget.ts) with the panels'.
 
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { mkdir, rm } from "node:fs/promises";
 import type { Engine, SamplingOptions } from "../engine";
@@ -13,6 +15,7 @@ import { CancelledError, CapacityError } from "../errors";
 import { Session, type StopReason } from "../session";
 import { SessionQueue } from "../session-queue";
 import { speculationOf, type SpeculationStats } from "../stats";
+import type { KvDiskBudget, KvFileOwner } from "./kv-disk-budget";
 import { commonTokenPrefix } from "./token-prefix";
 
 export interface SessionPoolOptions {
@@ -30,6 +33,12 @@ export interface SessionPoolOptions {
   readonly tailSlack?: number;
   /** A shared prefix at least this long is worth taking a session over (parking what it held) rather than starting a fresh one. */
   readonly minReuse?: number;
+  /**
+   * The disk budget every KV file shares (panels' snapshots too): told of each snapshot
+   * written, it may evict parked ones (that conversation is then re-prefilled if it comes
+   * back). A budget of 0 bytes writes none.
+   */
+  readonly diskBudget?: KvDiskBudget;
 }
 
 export interface PoolRequest {
@@ -74,7 +83,8 @@ interface Live {
 interface Parked {
   readonly id: string;
   readonly tokens: readonly number[];
-  readonly path?: string;
+  /** Its snapshot; dropped when the disk budget evicts it. */
+  path?: string;
   readonly promptLength: number;
 }
 
@@ -91,6 +101,11 @@ export class SessionPool {
   private clock = 0;
   private nextId = 1;
   private snapshotCount = 0;
+  /** Names this pool's files apart from another pool's in the same folder (a pool replaced while the old one is disposed). */
+  private readonly fileTag = randomUUID().slice(0, 8);
+  /** Snapshot files being written or restored: the disk budget leaves them alone. */
+  private readonly inUse = new Set<string>();
+  private readonly unregister: () => void;
   private disposed = false;
 
   constructor(
@@ -98,6 +113,7 @@ export class SessionPool {
     private readonly options: SessionPoolOptions,
   ) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`pool size must be a positive integer, got ${options.size}`);
+    this.unregister = options.diskBudget?.register(this.fileOwner()) ?? (() => undefined);
   }
 
   get capacity(): number {
@@ -120,6 +136,7 @@ export class SessionPool {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.unregister();
     await this.queue.dispose();
     await Promise.all(this.live.splice(0).map((e) => e.session.dispose()));
     await Promise.all(this.parkedList.splice(0).map((p) => this.forget(p)));
@@ -186,16 +203,7 @@ export class SessionPool {
       .filter(({ p, shared }) => continues(p.tokens, p.promptLength, shared))
       .sort((a, b) => b.shared - a.shared)[0];
     // (Preferred over forking a live session that shares only a few template tokens more.)
-    if (parked && parked.shared + slack >= (best?.shared ?? 0)) {
-      const slot = await this.freeSlot();
-      this.parkedList.splice(this.parkedList.indexOf(parked.p), 1);
-      await slot.entry.session.restore(parked.p.tokens);
-      const loaded = parked.p.path !== undefined && (await slot.entry.session.loadSnapshot(parked.p.path));
-      await this.forget(parked.p);
-      slot.entry.id = parked.p.id;
-      slot.entry.promptLength = parked.p.promptLength;
-      return { entry: slot.entry, restored: loaded ? "snapshot" : "reprefill", parked: slot.parked };
-    }
+    if (parked && parked.shared + slack >= (best?.shared ?? 0)) return this.bringBack(parked.p);
 
     // A new conversation or a fork of one: take over the session that shares the most when
     // that is worth it (what it held is parked, so it can come back), else a fresh one.
@@ -210,6 +218,31 @@ export class SessionPool {
     const slot = await this.freeSlot();
     await slot.entry.session.reset();
     return { entry: slot.entry, parked: slot.parked };
+  }
+
+  /**
+   * A parked conversation comes back into a session. It leaves the parked list before a slot
+   * is freed: freeing one parks another conversation, which trims the list from its oldest
+   * end and must not take (and delete the snapshot of) the one being brought back.
+   */
+  private async bringBack(parked: Parked): Promise<Choice> {
+    this.parkedList.splice(this.parkedList.indexOf(parked), 1);
+    const path = parked.path;
+    if (path) this.inUse.add(path);
+    try {
+      const slot = await this.freeSlot();
+      await slot.entry.session.restore(parked.tokens);
+      const loaded = parked.path !== undefined && (await slot.entry.session.loadSnapshot(parked.path));
+      slot.entry.id = parked.id;
+      slot.entry.promptLength = parked.promptLength;
+      await this.forget(parked); // Its cache is in the session now (or re-prefilled from its ledger).
+      return { entry: slot.entry, restored: loaded ? "snapshot" : "reprefill", parked: slot.parked };
+    } catch (error) {
+      this.parkedList.push(parked); // Not brought back: it stays parked, its snapshot kept.
+      throw error;
+    } finally {
+      if (path) this.inUse.delete(path);
+    }
   }
 
   /** A session to use: a new one while there is room, else the least recently used one, parked first. */
@@ -232,23 +265,46 @@ export class SessionPool {
     const session = entry.session;
     if (session.position === 0) return undefined;
     let path: string | undefined;
-    if (this.options.snapshotDir) {
-      const candidate = join(this.options.snapshotDir, `pool-${entry.id}-${++this.snapshotCount}.kv`);
+    const budget = this.options.diskBudget;
+    if (this.options.snapshotDir && (!budget || budget.bytes() > 0)) {
+      const candidate = join(this.options.snapshotDir, `pool-${this.fileTag}-${entry.id}-${++this.snapshotCount}.kv`);
+      this.inUse.add(candidate);
       try {
         await mkdir(this.options.snapshotDir, { recursive: true });
         if ((await session.saveSnapshot(candidate)) !== undefined) path = candidate;
       } catch {
         // No snapshot: the conversation is re-prefilled if it comes back.
+        await rm(candidate, { force: true }).catch(() => undefined);
+      } finally {
+        this.inUse.delete(candidate);
       }
     }
     this.parkedList.push({ id: entry.id, tokens: [...session.tokens], path, promptLength: entry.promptLength });
     const maxParked = this.options.maxParked ?? 4 * this.options.size;
     while (this.parkedList.length > maxParked) await this.forget(this.parkedList.shift()!);
+    // Not awaited: the budget may wait on a panel's snapshot; this request need not.
+    if (path && budget) void budget.enforce(path).catch(() => undefined);
     return entry.id;
   }
 
   private async forget(parked: Parked): Promise<void> {
-    if (parked.path) await rm(parked.path, { force: true }).catch(() => undefined);
+    const path = parked.path;
+    parked.path = undefined;
+    if (path) await rm(path, { force: true }).catch(() => undefined);
+  }
+
+  /** The parked snapshots as the disk budget sees them: evicted ones are dropped from their conversation (re-prefilled if it comes back). */
+  private fileOwner(): KvFileOwner {
+    return {
+      owns: (path) => this.inUse.has(path) || this.parkedList.some((p) => p.path === path),
+      pinned: () => this.inUse,
+      evict: async (paths) => {
+        if (paths.some((path) => this.inUse.has(path))) return false;
+        for (const parked of this.parkedList.filter((p) => p.path !== undefined && paths.includes(p.path))) await this.forget(parked);
+        await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => undefined)));
+        return true;
+      },
+    };
   }
 
   private newId(): string {

@@ -52,6 +52,9 @@ class OneTokenAtATimeVerify implements KvState {
   get loadSnapshot(): KvState["loadSnapshot"] {
     return this.inner.loadSnapshot?.bind(this.inner);
   }
+  get probeCache(): KvState["probeCache"] {
+    return this.inner.probeCache?.bind(this.inner);
+  }
   dispose(): Promise<void> {
     return this.inner.dispose();
   }

@@ -109,6 +109,12 @@ export class SpeculativeKvState implements KvState {
     return save && ((path, tokens) => this.tracked(() => save.call(this.inner, path, tokens)));
   }
 
+  /** The backend's own count of its cache (KvState.probeCache), in turn with this wrapper's calls. */
+  get probeCache(): KvState["probeCache"] {
+    const probe = this.inner.probeCache;
+    return probe && (() => this.tracked(() => probe.call(this.inner)));
+  }
+
   get loadSnapshot(): KvState["loadSnapshot"] {
     const load = this.inner.loadSnapshot;
     return (

@@ -1,15 +1,18 @@
 // The models the provider offers: the ones this extension loads (the default model, downloaded
 // ones, statefulChat.modelPath) and the GGUFs the user already has in other tools' stores.
 // Each is described from its GGUF header (context size, template, tool support) without
-// loading it; headers are read once per file version.
+// loading it; headers are read once per file version. Everything here is asynchronous, and the
+// other tools' stores are scanned once per 30 s at most (models/discovery/cache.ts), only when
+// VS Code asks for the models: never while the extension activates.
 
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { createHash } from "node:crypto";
 import type * as vscode from "vscode";
 import { ChatTemplate } from "../../core/chat-template";
 import { templateRendersTools } from "../../core/tool-calls/tool-call-formats";
-import { discoverLocalModels, MODEL_SOURCE_LABELS } from "../../models/discovery";
+import { MODEL_SOURCE_LABELS } from "../../models/discovery";
+import { localModelDiscovery } from "../../models/discovery/cache";
 import { ggufFileTypeName, readGgufSummary, type GgufSummary } from "../../models/gguf-header";
 import { defaultModelCandidates, modelsFolder } from "../model-location";
 import type { ChatSettings } from "../settings";
@@ -27,28 +30,41 @@ export interface CatalogModel {
 
 const summaries = new Map<string, { readonly mtimeMs: number; readonly summary?: GgufSummary; readonly tools: boolean }>();
 
-export function modelIdOf(path: string): string {
+export async function modelIdOf(path: string): Promise<string> {
   let real = path;
   try {
-    real = realpathSync(path);
+    real = await realpath(path);
   } catch {
     // A missing file keeps its own path's id.
   }
   return createHash("sha256").update(real).digest("hex").slice(0, 16);
 }
 
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The `.gguf` files in a folder; none when it does not exist. */
+async function ggufFilesIn(folder: string): Promise<string[]> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  return names.filter((name) => /\.gguf$/i.test(name)).map((name) => join(folder, name));
+}
+
 export async function catalogModels(context: vscode.ExtensionContext, settings: ChatSettings, log: vscode.LogOutputChannel): Promise<CatalogModel[]> {
-  const own = new Set<string>(defaultModelCandidates(context).filter((p) => existsSync(p)));
-  if (settings.modelPath && existsSync(settings.modelPath)) own.add(settings.modelPath);
-  const folder = modelsFolder(context);
-  if (existsSync(folder)) for (const name of readdirSync(folder)) if (/\.gguf$/i.test(name)) own.add(join(folder, name));
+  const candidates = [...defaultModelCandidates(context), ...(settings.modelPath ? [settings.modelPath] : [])];
+  const present = await Promise.all(candidates.map(exists));
+  const own = new Set<string>(candidates.filter((_, i) => present[i]));
+  for (const path of await ggufFilesIn(modelsFolder(context))) own.add(path);
 
   const found: Array<{ path: string; name: string; origin: string; summary?: GgufSummary }> = [...own].map((path) => ({
     path,
     name: basename(path).replace(/\.gguf$/i, ""),
     origin: "Stateful Chat",
   }));
-  const discovered = await discoverLocalModels();
+  const discovered = await localModelDiscovery.get();
   for (const problem of discovered.problems) log.debug(`Model discovery: ${problem}`);
   for (const model of discovered.models) found.push({ path: model.path, name: model.name, origin: MODEL_SOURCE_LABELS[model.source], summary: model.summary });
 
@@ -56,7 +72,7 @@ export async function catalogModels(context: vscode.ExtensionContext, settings: 
   const models: CatalogModel[] = [];
   for (const entry of found) {
     if (!/\.gguf$/i.test(entry.path) && entry.origin === "Stateful Chat") continue;
-    const id = modelIdOf(entry.path);
+    const id = await modelIdOf(entry.path);
     if (seen.has(id)) continue;
     seen.add(id);
     const described = await describe(entry.path, entry.summary, log);
@@ -68,7 +84,7 @@ export async function catalogModels(context: vscode.ExtensionContext, settings: 
 async function describe(path: string, known: GgufSummary | undefined, log: vscode.LogOutputChannel): Promise<{ summary?: GgufSummary; tools: boolean }> {
   let mtimeMs = 0;
   try {
-    mtimeMs = statSync(path).mtimeMs;
+    mtimeMs = (await stat(path)).mtimeMs;
   } catch {
     return { tools: false };
   }
@@ -121,7 +137,7 @@ export async function catalogModelOf(
 ): Promise<CatalogModel> {
   if ("path" in which) {
     const described = await describe(which.path, undefined, log);
-    return { id: modelIdOf(which.path), path: which.path, name: basename(which.path).replace(/\.gguf$/i, ""), origin: "Stateful Chat", summary: described.summary, toolCalling: described.tools };
+    return { id: await modelIdOf(which.path), path: which.path, name: basename(which.path).replace(/\.gguf$/i, ""), origin: "Stateful Chat", summary: described.summary, toolCalling: described.tools };
   }
   const found = (await catalogModels(context, settings, log)).find((m) => m.id === which.id);
   if (!found) throw new Error("Stateful Chat no longer offers this model; pick another one in the model picker.");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import { ChatTemplate } from "../../core/chat-template";
 import type { Tokenizer } from "../../core/engine";
+import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
 import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
 import { toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
 import type { EngineLease, EngineRegistry } from "../engine-registry";
@@ -58,6 +59,8 @@ export class ModelPools implements vscode.Disposable {
     private readonly registry: EngineRegistry,
     private readonly storageDir: string,
     private readonly log: vscode.LogOutputChannel,
+    /** Parked sessions' snapshots count against the one KV disk budget. */
+    private readonly diskBudget?: KvDiskBudget,
   ) {
     this.sweep.unref?.();
   }
@@ -100,7 +103,7 @@ export class ModelPools implements vscode.Disposable {
         const lease = await this.registry.acquire(model.path, settings);
         held.lease = lease;
         const engine = lease.loaded.engine;
-        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id) });
+        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget });
         return {
           model,
           pool,

@@ -3,14 +3,16 @@
 
 import { join } from "node:path";
 import * as vscode from "vscode";
+import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
+import { KV_FOLDERS } from "../../snapshots/kv-disk-budget";
 import type { EngineRegistry } from "../engine-registry";
 import { SETTINGS_SECTION } from "../settings";
 import { ModelPools } from "./lm-pools";
 import { LM_VENDOR, StatefulChatModelProvider } from "./lm-provider";
 import { registerStatefulParticipant } from "./stateful-participant";
 
-export function registerLanguageModelFeatures(context: vscode.ExtensionContext, registry: EngineRegistry, log: vscode.LogOutputChannel): ModelPools {
-  const pools = new ModelPools(registry, join(context.globalStorageUri.fsPath, "chat-provider-sessions"), log);
+export function registerLanguageModelFeatures(context: vscode.ExtensionContext, registry: EngineRegistry, log: vscode.LogOutputChannel, kvBudget?: KvDiskBudget): ModelPools {
+  const pools = new ModelPools(registry, join(context.globalStorageUri.fsPath, KV_FOLDERS.pool), log, kvBudget);
   const provider = new StatefulChatModelProvider(context, pools, log);
   context.subscriptions.push(
     pools,

@@ -1,0 +1,98 @@
+// The disk budget for every KV file, over the folders they are written to: chat panels'
+// snapshots (`<id>.kv` + `<id>.json`) and the session pool's parked caches (`pool-*.kv`, one
+// folder per model). One setting (statefulChat.kvSnapshots.maxDiskMB) bounds them together.
+// Files that share a name but for the extension are one snapshot; the oldest snapshots go
+// first, through their owner when one claims them (an owner refuses what it is using), else
+// removed directly (left by an earlier session). Temporary files (`*.tmp`) are saves still
+// being written: not counted, never touched.
+
+import { readdir, rm, stat } from "node:fs/promises";
+import { extname, join } from "node:path";
+import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
+
+interface StoredSnapshot {
+  /** The path without its extension: what the files of one snapshot share. */
+  readonly stem: string;
+  readonly paths: string[];
+  bytes: number;
+  /** The newest file's modification time (ms). */
+  writtenAt: number;
+}
+
+export class KvFolderBudget implements KvDiskBudget {
+  private readonly owners = new Set<KvFileOwner>();
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    /** Folders holding KV files (searched with their subfolders). */
+    private readonly roots: readonly string[],
+    /** Bytes all of them may take together; 0 turns snapshots off. */
+    readonly bytes: () => number,
+  ) {}
+
+  register(owner: KvFileOwner): () => void {
+    this.owners.add(owner);
+    return () => this.owners.delete(owner);
+  }
+
+  enforce(justWritten?: string): Promise<void> {
+    const next = this.running.catch(() => undefined).then(() => this.evictOverBudget(justWritten));
+    this.running = next;
+    return next;
+  }
+
+  /** What the folders hold now, in bytes (tests, reports). */
+  async usedBytes(): Promise<number> {
+    return (await this.list()).reduce((sum, s) => sum + s.bytes, 0);
+  }
+
+  private async evictOverBudget(justWritten: string | undefined): Promise<void> {
+    const budget = this.bytes();
+    const snapshots = await this.list();
+    let total = snapshots.reduce((sum, s) => sum + s.bytes, 0);
+    if (total <= budget) return;
+    const pinned = new Set([...this.owners].flatMap((o) => [...o.pinned()]));
+    const keep = justWritten === undefined ? undefined : stemOf(justWritten);
+    const order = snapshots
+      .filter((s) => !s.paths.some((p) => pinned.has(p)))
+      .sort((a, b) => Number(a.stem === keep) - Number(b.stem === keep) || a.writtenAt - b.writtenAt);
+    for (const snapshot of order) {
+      if (total <= budget) break;
+      const owner = [...this.owners].find((o) => snapshot.paths.some((p) => o.owns(p)));
+      const removed = owner ? await owner.evict(snapshot.paths, snapshot.writtenAt) : await removeAll(snapshot.paths);
+      if (removed) total -= snapshot.bytes;
+    }
+  }
+
+  private async list(): Promise<StoredSnapshot[]> {
+    const byStem = new Map<string, StoredSnapshot>();
+    for (const root of this.roots) {
+      const names = await readdir(root, { recursive: true }).catch(() => [] as string[]);
+      for (const name of names) {
+        if (name.endsWith(".tmp")) continue;
+        const path = join(root, name);
+        const info = await stat(path).catch(() => undefined);
+        if (!info?.isFile()) continue;
+        const stem = stemOf(path);
+        const entry = byStem.get(stem) ?? { stem, paths: [], bytes: 0, writtenAt: 0 };
+        entry.paths.push(path);
+        entry.bytes += info.size;
+        entry.writtenAt = Math.max(entry.writtenAt, info.mtimeMs);
+        byStem.set(stem, entry);
+      }
+    }
+    return [...byStem.values()];
+  }
+}
+
+function stemOf(path: string): string {
+  return path.slice(0, path.length - extname(path).length);
+}
+
+async function removeAll(paths: readonly string[]): Promise<boolean> {
+  await Promise.all(paths.map((p) => rm(p, { force: true })));
+  return true;
+}
+
+/** The folders under the extension's global storage that hold KV files, all under one budget. */
+export const KV_FOLDERS = { panels: "kv-snapshots", pool: "chat-provider-sessions" } as const;
