@@ -10,6 +10,13 @@ step "build and type-check"
 npm run build
 npm run typecheck
 
+# The Core ML converter's toolchain (torch and its CUDA wheels, ~3 GB) is mostly a download:
+# fetched in the background while the steps below compile and test; waited for before pytest.
+step "Core ML converter toolchain: installing in the background (models/.venv, cached)"
+mkdir -p .cache
+bash models/test.sh --install-only > .cache/models-install.log 2>&1 &
+MODELS_INSTALL=$!
+
 step "default model"
 node out/cli.js fetch-model
 
@@ -56,6 +63,12 @@ step "native addon (C++ unit tests, Objective-C++ type-check, N-API surface)"
 npm run test:native
 
 step "Core ML converter (pytest)"
+if ! wait "$MODELS_INSTALL"; then
+  cat .cache/models-install.log
+  echo "installing the converter toolchain failed" >&2
+  exit 1
+fi
+cat .cache/models-install.log
 npm run test:models
 
 step "remote backend against a real llama-server -np 4 (started and stopped by the tests)"
