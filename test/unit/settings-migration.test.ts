@@ -114,10 +114,10 @@ describe("reading a setting", () => {
     assert.equal(reader.value("temperature"), 0, "other settings read as VS Code resolves them");
   });
 
-  it("paths, servers and the snapshot budget are the machine-scoped settings", () => {
+  it("paths, servers, the GPU and the snapshot budget are the machine-scoped settings", () => {
     assert.deepEqual(
       [...MACHINE_SCOPED_SETTINGS].sort(),
-      ["backend", "draftModelPath", "kvSnapshots.maxDiskMB", "kvSnapshots.maxDiskMegabytes", "modelPath", "server.kind", "server.url"],
+      ["backend", "draftModelPath", "gpu", "gpuLayers", "kvSnapshots.maxDiskMB", "kvSnapshots.maxDiskMegabytes", "modelPath", "server.kind", "server.url"],
     );
     assert.equal(isMachineScoped("contextSize"), false);
   });
