@@ -14,7 +14,7 @@ import { existingDefaultModel, resolveModelPath } from "./model-location";
 import { modelKeyOf } from "./panel-helpers";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { modelView } from "./panel-views";
-import { readSettings } from "./settings";
+import { readSettings, type ChatSettings } from "./settings";
 import { SessionSlot, type SlotOpening } from "./session-slot";
 
 export interface PanelSessionDeps {
@@ -74,7 +74,9 @@ export class PanelSession {
   }
 
   private opening(): SlotOpening<EngineLease, ChatSession> {
-    const settings = readSettings();
+    // Read inside acquire's try: a setting that cannot be read fails this open with a banner
+    // instead of leaving the panel on "Loading model…".
+    let settings: ChatSettings | undefined;
     const fail = (error: unknown): never => {
       const typed = toStatefulChatError(error);
       if (typed.code !== "disposed") this.deps.onFailed(typed);
@@ -82,9 +84,10 @@ export class PanelSession {
     };
     return {
       acquire: async () => {
-        this.modelKey = modelKeyOf(settings);
         this.deps.onLoading();
         try {
+          settings = readSettings();
+          this.modelKey = modelKeyOf(settings);
           const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
           return await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context));
         } catch (error) {
@@ -94,7 +97,8 @@ export class PanelSession {
       open: async (lease) => {
         // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
         const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
-        const session = await ChatSession.create(engine, { turn: settings.turn }).catch(fail);
+        // acquire ran first and set it.
+        const session = await ChatSession.create(engine, { turn: settings!.turn }).catch(fail);
         try {
           const messages = this.deps.conversation();
           if (messages.length > 0) await this.deps.snapshots.resume(this.deps.panelId, session, messages);
