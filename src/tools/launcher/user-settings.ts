@@ -4,10 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export function writeUserSettings(userDataDir: string, settings: Readonly<Record<string, unknown>>): string {
-  const dir = join(userDataDir, "User");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "settings.json");
+function mergeInto(file: string, settings: Readonly<Record<string, unknown>>): void {
   let existing: Record<string, unknown> = {};
   try {
     existing = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
@@ -15,6 +12,21 @@ export function writeUserSettings(userDataDir: string, settings: Readonly<Record
     // none yet, or hand-edited with comments: ours win
   }
   writeFileSync(file, `${JSON.stringify({ ...existing, ...settings }, null, 2)}\n`);
+}
+
+/**
+ * Writes `settings` to the profile's User settings, and our own (`statefulChat.*`) also to its
+ * Machine settings: code-server's extension host is remote, and VS Code applies a
+ * machine-scoped setting (model paths, servers) there only from the remote's own settings,
+ * never from the User file, as it does for any remote window.
+ */
+export function writeUserSettings(userDataDir: string, settings: Readonly<Record<string, unknown>>): string {
+  const file = join(userDataDir, "User", "settings.json");
+  mkdirSync(join(userDataDir, "User"), { recursive: true });
+  mergeInto(file, settings);
+  const ours = Object.fromEntries(Object.entries(settings).filter(([key]) => key.startsWith("statefulChat.")));
+  mkdirSync(join(userDataDir, "Machine"), { recursive: true });
+  mergeInto(join(userDataDir, "Machine", "settings.json"), ours);
   return file;
 }
 
