@@ -59,6 +59,22 @@ interface Row {
   readonly accepted: number;
 }
 
+/** The editing chat played on one side: first-token time and decode speed per turn, drafts summed. */
+async function playScript(chat: Pick<OurChat | PeerChat, "send">, side: Pick<Row, "side" | "config" | "placement">): Promise<Row> {
+  const ttftMs: number[] = [];
+  const decodeTokensPerSec: number[] = [];
+  let drafted = 0;
+  let accepted = 0;
+  for (const turn of script()) {
+    const m = await chat.send(turn.text, turn.context);
+    ttftMs.push(m.ttftMs);
+    decodeTokensPerSec.push(m.decodeTokensPerSec);
+    drafted += m.speculation?.drafted ?? 0;
+    accepted += m.speculation?.accepted ?? 0;
+  }
+  return { ...side, ttftMs, decodeTokensPerSec, drafted, accepted };
+}
+
 /** The editing chat: the file attached on the first turn and every fifth, a change asked each turn. */
 function script(): Array<{ text: string; context?: string }> {
   return editRequestSession(turns).map((turn, i) => ({
@@ -93,18 +109,9 @@ async function runOurs(config: "off" | "lookup" | "draft"): Promise<Row> {
     // Numbers from the CPU would be reported as the GPU's: refuse them.
     if (!placement || placement.compute !== gpu) throw new Error(`our engine is not on ${gpu}: ${engine.info.details}${engine.notice ? ` (${engine.notice})` : ""}`);
     const chat = await OurChat.create(engine, { systemPrompt: SYSTEM, maxTokens });
-    const row: Row = { side: "ours", config, placement: placement.summary, ttftMs: [], decodeTokensPerSec: [], drafted: 0, accepted: 0 };
-    let drafted = 0;
-    let accepted = 0;
-    for (const turn of script()) {
-      const m = await chat.send(turn.text, turn.context);
-      row.ttftMs.push(m.ttftMs);
-      row.decodeTokensPerSec.push(m.decodeTokensPerSec);
-      drafted += m.speculation?.drafted ?? 0;
-      accepted += m.speculation?.accepted ?? 0;
-    }
+    const row = await playScript(chat, { side: "ours", config, placement: placement.summary });
     await chat.dispose();
-    return { ...row, drafted, accepted };
+    return row;
   } finally {
     await engine.dispose();
   }
@@ -115,17 +122,7 @@ async function runPeer(binary: string, config: "default" | "ngram-simple" | "dra
   const server = await LlamaServerProcess.start({ binary, modelPath, contextSize, threads: 2, slots: 1, extraArgs });
   try {
     const chat = new PeerChat({ baseUrl: server.baseUrl, systemPrompt: SYSTEM, maxTokens, capacity: contextSize, fit: "prune" });
-    const row: Row = { side: "peer", config, placement: `llama-server ${CMAKE_GPU_FLAG[gpu]}, all layers`, ttftMs: [], decodeTokensPerSec: [], drafted: 0, accepted: 0 };
-    let drafted = 0;
-    let accepted = 0;
-    for (const turn of script()) {
-      const m = await chat.send(turn.text, turn.context);
-      row.ttftMs.push(m.ttftMs);
-      row.decodeTokensPerSec.push(m.decodeTokensPerSec);
-      drafted += m.speculation?.drafted ?? 0;
-      accepted += m.speculation?.accepted ?? 0;
-    }
-    return { ...row, drafted, accepted };
+    return await playScript(chat, { side: "peer", config, placement: `llama-server ${CMAKE_GPU_FLAG[gpu]}, all layers` });
   } finally {
     await server.stop();
   }
