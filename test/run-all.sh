@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n=== %s ===\n' "$*"; }
+# Each step prints the time since the start, so a slow CI run says where its minutes went.
+STARTED=$SECONDS
+step() { printf '\n=== [+%dm%02ds] %s ===\n' $(((SECONDS - STARTED) / 60)) $(((SECONDS - STARTED) % 60)) "$*"; }
 
 step "build and type-check"
 npm run build
@@ -25,9 +27,6 @@ node out/cli.js build-llama --required
 # Required above, so a check that needs our build (speculation, core invariants) fails here instead of skipping.
 [ "${STATEFUL_CHAT_LLAMA_BUILD:-}" = prebuilt ] || export STATEFUL_CHAT_REQUIRE_FAST_BUILD=1
 
-step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops, built once, cached in .cache/ggml-op-test)"
-node out/cli.js test-flash-attn
-
 step "unit tests (no model)"
 npm run test:unit
 
@@ -44,16 +43,31 @@ fi
 # of compiling on 2 cores when not cached). The VS Code suites below run llama.cpp on one
 # thread, so the build takes the other core meanwhile, in the background; its log is printed if
 # it fails.
-step "llama-server for the remote backend tests: building in the background (cached in .cache/peer)"
+# The ggml op test (test-backend-ops on our grouped flash-attention kernel, about 8 min of
+# compiling and running) follows it on the same background line; it is waited for, and its
+# log printed, after the e2e suite.
+step "llama-server for the remote backend tests, then the ggml op test: building in the background (cached in .cache/peer, .cache/ggml-op-test)"
 mkdir -p .cache
 node out/cli.js build-peer-server --jobs 1 > .cache/peer-server-build.log 2>&1 &
 PEER_SERVER_BUILD=$!
+( while kill -0 "$PEER_SERVER_BUILD" 2>/dev/null; do sleep 5; done
+  node out/cli.js test-flash-attn ) > .cache/ggml-op-test.log 2>&1 &
+OP_TEST=$!
 
 step "VS Code integration tests (real extension host in code-server)"
 npm run test:integration
 
 step "end-to-end: the user's path in code-server + Chromium"
 npm run test:e2e
+
+step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops): its result"
+OP_OK=0
+wait "$OP_TEST" || OP_OK=$?
+cat .cache/ggml-op-test.log
+if [ "$OP_OK" != 0 ]; then
+  echo "the ggml op test failed" >&2
+  exit 1
+fi
 
 # The GPU suite (llvmpipe computes on the CPU, several minutes) runs beside the lighter
 # single-threaded suites below; it is waited for, and its log printed, before the remote suite.
