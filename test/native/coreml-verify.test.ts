@@ -10,7 +10,6 @@ import { CapacityError } from "../../src/extension/core/errors";
 import type { SimulatedModelSpec } from "../../src/extension/backends/coreml/addon";
 import { loadCoreMLEngine } from "../../src/extension/backends/coreml/index";
 import { DraftPolicy } from "../../src/extension/core/speculation/draft-policy";
-import { lookupDrafter } from "../../src/extension/core/speculation/drafter";
 import { SpeculativeKvState } from "../../src/extension/core/speculation/speculative-state";
 import { makeModelFolder } from "./fixtures";
 import { builtAddon } from "./helpers";
@@ -105,7 +104,7 @@ test("speculative replies over Core ML states are the plain greedy replies, and 
   const tokenizer = { isEndOfGeneration: () => false };
   const cost = { relative: Array.from({ length: 17 }, (_, k) => 1 + k / 16) };
   const speculative = new SpeculativeKvState(await verifiable(engine), {
-    drafter: lookupDrafter,
+    lookup: true,
     policy: new DraftPolicy(cost, { maxDraft: 16, gate: false }),
     tokenizer,
   });

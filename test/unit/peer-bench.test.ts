@@ -11,6 +11,7 @@ import { parseBenchPeersArgs } from "../../src/tools/cli/bench-peers-command";
 import { UsageError } from "../../src/extension/cli/chat-args";
 import { wheelPrefix } from "../../src/tools/peer-bench/bench-models";
 import { editRequestSession } from "../../src/tools/peer-bench/edit-requests";
+import { rewriteSession } from "../../src/tools/peer-bench/rewrite-requests";
 import { GgufHeaderError, ggufStringMetadata } from "../../src/extension/models/gguf-header";
 import { PeerChat, peerSpeculation } from "../../src/tools/peer-bench/peer-chat";
 import { markdownReport, summarize } from "../../src/tools/peer-bench/report";
@@ -262,11 +263,11 @@ describe("speculative configurations", () => {
 });
 
 describe("bench --peers command line", () => {
-  it("has the issue's defaults: 3 repeats, scenario e at 8 turns of 160 tokens, a thread sweep", () => {
+  it("has the issue's defaults: 3 repeats, scenario e at 8 turns of 192 tokens, a thread sweep", () => {
     const a = parseBenchPeersArgs(["--peers"], 2);
     assert.equal(a.repeats, 3);
     assert.equal(a.editTurns, 8);
-    assert.equal(a.editMaxTokens, 160);
+    assert.equal(a.editMaxTokens, 192);
     assert.equal(a.turns, 30);
     assert.deepEqual(a.threads, [1, 2]);
     assert.deepEqual(a.scenarios, ["a", "b", "c", "d", "e"]);
@@ -293,7 +294,21 @@ describe("bench --peers command line", () => {
 });
 
 describe("scenario e: an editing chat", () => {
-  it("each turn's file holds the edits asked for in the turns before", () => {
+  it("each turn's module holds the rewrites asked for in the turns before, each function once", () => {
+    const turns = rewriteSession(8);
+    assert.equal(turns.length, 8);
+    assert.doesNotMatch(turns[0].content, /is negative/);
+    assert.match(turns[1].content, /tax rate \$\{taxRate\} is negative/);
+    assert.match(turns[1].question, /mergeLines/);
+    assert.match(turns[3].content, /maxAgeDays = 14/);
+    assert.match(turns[6].content, /let netCents = 0;/);
+    assert.match(turns[7].content, /allowPaid = false/);
+    for (const name of ["orderTotal", "mergeLines", "cancelOrder", "ordersByCustomer", "formatOrder"]) {
+      assert.equal(turns[7].content.match(new RegExp(`export function ${name}\\(`, "g"))?.length, 1, name);
+    }
+  });
+
+  it("the inventory editing chat (the real-model and GPU tests) holds the edits asked for in the turns before", () => {
     const turns = editRequestSession(8);
     assert.equal(turns.length, 8);
     assert.doesNotMatch(turns[0].content, /negative quantity/);
@@ -314,9 +329,9 @@ describe("scenario e: an editing chat", () => {
     });
     await runScenario("e", side("incremental"), { turns: 4 });
     await runScenario("e", side("whole"), { turns: 4 });
-    assert.match(sent.incremental[0] ?? "", /inventory\.py:\n```python/);
-    for (const later of sent.incremental.slice(1)) assert.match(later ?? "", /inventory\.py changed:\n```diff/);
-    for (const whole of sent.whole) assert.match(whole ?? "", /inventory\.py:\n```python\n"""Inventory helpers/);
+    assert.match(sent.incremental[0] ?? "", /orders\.ts:\n```typescript/);
+    for (const later of sent.incremental.slice(1)) assert.match(later ?? "", /orders\.ts changed:\n```diff/);
+    for (const whole of sent.whole) assert.match(whole ?? "", /orders\.ts:\n```typescript\n\/\/ Order handling/);
   });
 });
 

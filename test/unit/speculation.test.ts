@@ -11,8 +11,9 @@ import type { KvState, Tokenizer } from "../../src/extension/core/engine";
 import { ModelInvalidError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
 import { DraftModelDrafter } from "../../src/extension/core/speculation/draft-model-drafter";
-import { firstThatDrafts, lookupDrafter, type Drafter } from "../../src/extension/core/speculation/drafter";
-import { DraftPolicy, linearCost, type VerifyCost } from "../../src/extension/core/speculation/draft-policy";
+import type { Drafter } from "../../src/extension/core/speculation/drafter";
+import { DraftPolicy, linearCost, type DraftSource, type VerifyCost } from "../../src/extension/core/speculation/draft-policy";
+import { LiveCost } from "../../src/extension/core/speculation/live-cost";
 import { NgramIndex } from "../../src/extension/core/speculation/ngram-index";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import { SpeculativeKvState } from "../../src/extension/core/speculation/speculative-state";
@@ -25,9 +26,9 @@ const tokenizer = new ByteTokenizer();
 /** A memory-bound model: a batch of 16 costs twice a single decode. */
 const CHEAP_BATCHES: VerifyCost = { relative: Array.from({ length: 17 }, (_, k) => 1 + k / 16) };
 
-function speculative(inner: KvState & { verify: NonNullable<KvState["verify"]> }, options: { drafter?: Drafter; gate?: boolean; cost?: VerifyCost } = {}) {
+function speculative(inner: KvState & { verify: NonNullable<KvState["verify"]> }, options: { draftModel?: Drafter; lookup?: boolean; gate?: boolean; cost?: VerifyCost } = {}) {
   const policy = new DraftPolicy(options.cost ?? CHEAP_BATCHES, { maxDraft: 16, gate: options.gate ?? false });
-  return new SpeculativeKvState(inner, { drafter: options.drafter ?? lookupDrafter, policy, tokenizer });
+  return new SpeculativeKvState(inner, { lookup: options.lookup ?? true, draftModel: options.draftModel, policy, tokenizer });
 }
 
 async function reply(session: Session, maxTokens: number, temperature = 0, signal?: AbortSignal): Promise<number[]> {
@@ -76,27 +77,110 @@ describe("n-gram index and token mirror", () => {
       tokens.push(t);
       index.added(tokens);
     }
-    assert.deepEqual(index.continuation(tokens, [], 4), []);
+    assert.deepEqual(index.match(tokens, [], 4).tokens, []);
+  });
+
+  it("prefers the occurrence whose match reaches furthest back, and says how far", () => {
+    const mirror = new TokenMirror();
+    // "1 2 3 4 5" then a later, shorter "9 3 4 6": the suffix "1 2 3 4" matches the first one 4 tokens back.
+    mirror.append([1, 2, 3, 4, 5, 8, 8, 9, 3, 4, 6, 7, 1, 2, 3]);
+    const found = mirror.match([4], 2);
+    assert.deepEqual([...found.tokens], [5, 8], "the continuation of the longer match, not of the more recent 3 4");
+    assert.equal(found.matchLength, 4);
+    assert.equal(mirror.match([42], 2).matchLength, 0);
   });
 });
 
 describe("draft policy", () => {
+  const long: DraftSource = { kind: "lookup", matchLength: 40 };
+  const short: DraftSource = { kind: "lookup", matchLength: 2 };
+  /** A CPU where a batch of k costs 1 + k/3 decodes: only a well-accepted draft pays. */
+  const MIDDLING: VerifyCost = { relative: Array.from({ length: 17 }, (_, k) => 1 + k / 3) };
+
   it("in auto mode drafts only where a verify batch is cheap enough to pay", () => {
-    assert.equal(new DraftPolicy(linearCost(16), { maxDraft: 16, gate: true }).draftLength(16), 0, "a batch costing its tokens never pays");
-    assert.ok(new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).draftLength(16) > 2);
-    assert.equal(new DraftPolicy(linearCost(16), { maxDraft: 16, gate: false }).draftLength(16), 2, "explicit modes keep drafting, short");
-    assert.equal(new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).draftLength(0), 0, "no room, no draft");
+    assert.equal(new DraftPolicy(linearCost(16), { maxDraft: 16, gate: true }).draftLength(short, 16), 0, "a batch costing its tokens never pays");
+    assert.ok(new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).draftLength(short, 16) >= 1);
+    assert.equal(new DraftPolicy(linearCost(16), { maxDraft: 16, gate: false }).draftLength(short, 16), 2, "explicit modes keep drafting, short");
+    assert.equal(new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).draftLength(long, 0), 0, "nothing available, no draft");
+    assert.equal(new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).draftLength(long, 5), 5, "never more than the lookup has");
   });
 
-  it("drafts longer after acceptance and shorter after rejection", () => {
+  it("a long lookup match drafts where a short one does not", () => {
+    const policy = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    assert.equal(policy.draftLength(short, 16), 0);
+    assert.ok(policy.draftLength(long, 16) > 2, `${policy.draftLength(long, 16)}`);
+  });
+
+  it("drafts longer after acceptance and shorter after rejection, per match length", () => {
     const policy = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
-    const start = policy.draftLength(16);
-    for (let i = 0; i < 10; i++) policy.record(8, 8);
-    const high = policy.draftLength(16);
-    for (let i = 0; i < 10; i++) policy.record(8, 0);
-    const low = policy.draftLength(16);
+    const start = policy.draftLength(long, 16);
+    for (let i = 0; i < 10; i++) policy.record(long, 8, 8);
+    const high = policy.draftLength(long, 16);
+    for (let i = 0; i < 10; i++) policy.record(long, 8, 0);
+    const low = policy.draftLength(long, 16);
     assert.ok(high > start, `${high} > ${start}`);
     assert.ok(low < start, `${low} < ${start}`);
+    assert.equal(policy.acceptanceRate(short), new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).acceptanceRate(short), "another class is untouched");
+  });
+
+  it("probes a long match the gate keeps closed, less often after each failed probe, and opens when probes are accepted", () => {
+    const policy = new DraftPolicy(linearCost(16), { maxDraft: 16, gate: true });
+    const medium: DraftSource = { kind: "lookup", matchLength: 10 };
+    assert.equal(policy.draftLength(medium, 16), 0, "no probe before any plain token");
+    const probesOver = (plainTokens: number, accept: boolean) => {
+      let probes = 0;
+      for (let t = 0; t < plainTokens; t++) {
+        const k = policy.draftLength(medium, 16);
+        if (k > 0) {
+          probes++;
+          assert.ok(k <= 4, "a probe is short");
+          policy.record(medium, k, accept ? k : 0);
+        } else policy.recordPlain(1, 50);
+      }
+      return probes;
+    };
+    const failed = probesOver(2000, false);
+    assert.ok(failed >= 2 && failed <= 7, `failed probes back off: ${failed} in 2000 plain tokens`);
+    assert.equal(policy.draftLength(short, 16), 0, "a short match is never probed");
+    // Where batches cost about one decode, accepted probes open the gate for real drafts.
+    const cheap = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
+    for (let i = 0; i < 20; i++) cheap.record(medium, 4, 0);
+    assert.equal(cheap.draftLength(medium, 16), 0, "closed after misses");
+    for (let i = 0; i < 16; i++) cheap.recordPlain(1, 50);
+    assert.ok(cheap.draftLength(medium, 16) > 0, "probe");
+    for (let i = 0; i < 4; i++) cheap.record(medium, 4, 4);
+    assert.ok(cheap.draftLength(medium, 16) > 4, "accepted probes: a real draft");
+  });
+
+  it("the live cost replaces the calibrated one: cheap measured batches open the gate, expensive ones close it", () => {
+    const source: DraftSource = { kind: "lookup", matchLength: 12 };
+    const opened = new DraftPolicy(linearCost(16), { maxDraft: 16, gate: true });
+    for (let i = 0; i < 4; i++) opened.recordPlain(1, 80);
+    for (let i = 0; i < 3; i++) opened.record(source, 8, 6, 120); // a batch of 9 for 1.5 decodes
+    assert.ok(opened.relativeCost(8) < 2, `${opened.relativeCost(8)}`);
+    assert.ok(opened.draftLength(source, 16) > 0);
+    const closed = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
+    assert.ok(closed.draftLength(source, 16) > 0, "calibrated: pays");
+    for (let i = 0; i < 4; i++) closed.recordPlain(1, 80);
+    for (let i = 0; i < 3; i++) closed.record(source, 8, 4, 720); // a batch of 9 for 9 decodes
+    assert.ok(closed.relativeCost(4) > 3, `sizes not measured follow the drift: ${closed.relativeCost(4)}`);
+    assert.equal(closed.draftLength(source, 16), 0);
+  });
+
+  it("a live cost ignores figures it cannot use and trusts a size after two samples", () => {
+    const cost = new LiveCost(CHEAP_BATCHES);
+    cost.recordPlain(Number.NaN);
+    cost.recordPlain(-3);
+    cost.recordVerify(99, 10);
+    cost.recordVerify(0, 10);
+    assert.equal(cost.relative(4), CHEAP_BATCHES.relative[4]);
+    cost.recordPlain(10);
+    cost.recordPlain(10);
+    cost.recordVerify(4, 30);
+    assert.equal(cost.relative(4), CHEAP_BATCHES.relative[4], "one sample is not trusted yet");
+    cost.recordVerify(4, 30);
+    assert.ok(Math.abs(cost.relative(4) - 3) < 1e-9, `${cost.relative(4)}`);
+    assert.equal(cost.relative(0), 1);
   });
 
   it("interpolates measured verify costs", () => {
@@ -200,8 +284,8 @@ for (const replyLoop of [false, true]) {
         const counts = new Map<number, number[]>();
         for (let r = 0; r < 300; r++) {
           const inner = new MarkovState(4096, 1000 + r, replyLoop, 0);
-          const drafter = spec === "draft" ? new DraftModelDrafter(new MarkovState(4096, 0, false, 0)) : lookupDrafter;
-          const session = new Session(spec ? speculative(inner, { drafter }) : inner, tokenizer, 16);
+          const drafts = spec === "draft" ? { lookup: false, draftModel: new DraftModelDrafter(new MarkovState(4096, 0, false, 0)) } : {};
+          const session = new Session(spec ? speculative(inner, drafts) : inner, tokenizer, 16);
           await session.prefill(tokenizer.encode("abefabefabefabef", { specials: false }));
           let last = 102; // 'f'
           for (const token of await reply(session, 30, 1)) {
@@ -235,7 +319,7 @@ for (const replyLoop of [false, true]) {
       const draftState = new MarkovState(4096, 9, replyLoop);
       const drafter = new DraftModelDrafter(draftState, 16);
       const inner = new MarkovState(4096, 8, replyLoop);
-      const state = speculative(inner, { drafter: firstThatDrafts([drafter]) });
+      const state = speculative(inner, { lookup: false, draftModel: drafter });
       const plain = await conversation(new MarkovState(4096, 8, replyLoop), 3);
       const spec = await conversation(state, 3);
       assert.deepEqual(spec.replies, plain.replies);

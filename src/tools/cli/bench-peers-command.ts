@@ -80,7 +80,7 @@ export function parseBenchPeersArgs(argv: readonly string[], cores: number): Ben
     turns: positiveInt("turns", values.turns, 30)!,
     maxTokens: positiveInt("max-tokens", values["max-tokens"], 64)!,
     editTurns: positiveInt("edit-turns", values["edit-turns"], 8)!,
-    editMaxTokens: positiveInt("edit-max-tokens", values["edit-max-tokens"], 160)!,
+    editMaxTokens: positiveInt("edit-max-tokens", values["edit-max-tokens"], 192)!,
     contextSize: positiveInt("ctx", values.ctx, 8192)!,
     longContextSize: positiveInt("long-ctx", values["long-ctx"], 1024)!,
     threads: threads ? [threads] : Array.from({ length: cores }, (_, i) => i + 1),

@@ -3,7 +3,7 @@
 
 import { ContextLedger, type ContextBudget } from "../../extension/core/context-delta";
 import { CODING_QUESTIONS } from "./coding-questions";
-import { editRequestSession } from "./edit-requests";
+import { rewriteSession } from "./rewrite-requests";
 import { editingSession, type WorkspaceTurn } from "./editing-workspace";
 import type { TurnMeasure } from "./turn-measure";
 
@@ -16,7 +16,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   b: "two chats interleaved turn by turn",
   c: "editing session, the current file changes between turns",
   d: "a long chat past the context size",
-  e: "editing chat, each reply rewrites code of the attached file",
+  e: "editing chat, each reply rewrites a function of the attached file with a small change",
 };
 
 export interface BenchChat {
@@ -79,9 +79,13 @@ function interleaved(side: ScenarioSide, run: ScenarioRun): Promise<TurnMeasure[
   });
 }
 
-/** The same budgets as the extension's defaults (statefulChat.context.*). */
-function budget(side: ScenarioSide): ContextBudget {
-  return { maxTokensPerTurn: 1024, maxTokensPerItem: 512, countTokens: (t) => side.countTokens(t) };
+/**
+ * The same budgets as the extension's defaults (statefulChat.context.*), except where a
+ * scenario's file is larger: e's module (~800 tokens) is sent whole, as the peer gets it, so
+ * both sides see the same code to rewrite (a user raises context.maxTokensPerFile for that).
+ */
+function budget(side: ScenarioSide, wholeFileTokens = 512): ContextBudget {
+  return { maxTokensPerTurn: Math.max(1024, wholeFileTokens), maxTokensPerItem: wholeFileTokens, countTokens: (t) => side.countTokens(t) };
 }
 
 function wholeFile(fileName: string, language: string, content: string): string {
@@ -93,14 +97,14 @@ function wholeFile(fileName: string, language: string, content: string): string 
  * e: the user applied the change the previous reply wrote); ours sends deltas, the peer the
  * whole file.
  */
-function editing(side: ScenarioSide, run: ScenarioRun, session: readonly WorkspaceTurn[]): Promise<TurnMeasure[]> {
+function editing(side: ScenarioSide, run: ScenarioRun, session: readonly WorkspaceTurn[], fileTokens?: number): Promise<TurnMeasure[]> {
   return withChats(side, 1, async ([chat]) => {
     const ledger = new ContextLedger();
     const results: TurnMeasure[] = [];
     for (const [i, turn] of session.entries()) {
       const item = { id: `file:${turn.fileName}`, kind: "file" as const, label: turn.fileName, content: turn.content, language: turn.language };
       if (side.context === "incremental") {
-        const delta = ledger.delta([item], budget(side));
+        const delta = ledger.delta([item], budget(side, fileTokens));
         results.push(await chat.send(turn.question, delta.text || undefined));
         delta.commit();
       } else {
@@ -122,6 +126,6 @@ export function runScenario(id: ScenarioId, side: ScenarioSide, run: ScenarioRun
     case "c":
       return editing(side, run, editingSession(run.turns));
     case "e":
-      return editing(side, run, editRequestSession(run.turns));
+      return editing(side, run, rewriteSession(run.turns), 2048);
   }
 }

@@ -5,7 +5,6 @@
 import type { Engine, EngineInfo, KvState } from "../engine";
 import { DisposedError } from "../errors";
 import { DraftModelDrafter } from "./draft-model-drafter";
-import { firstThatDrafts, lookupDrafter, type Drafter } from "./drafter";
 import { DraftPolicy, type VerifyCost } from "./draft-policy";
 import type { SpeculativeMode } from "./modes";
 import { SpeculativeKvState } from "./speculative-state";
@@ -58,7 +57,8 @@ export class SpeculativeEngine implements Engine {
     const verifiable = withVerify(inner);
     const cost = await this.verifyCost(verifiable);
     const policy = new DraftPolicy(cost, { maxDraft: MAX_DRAFT, gate: this.options.mode === "auto" });
-    return new SpeculativeKvState(verifiable, { drafter: await this.drafter(), policy, tokenizer: this.target.tokenizer });
+    const draftModel = this.options.draftEngine && this.options.mode !== "lookup" ? new DraftModelDrafter(await this.options.draftEngine.createState()) : undefined;
+    return new SpeculativeKvState(verifiable, { lookup: this.options.mode !== "draft", draftModel, policy, tokenizer: this.target.tokenizer });
   }
 
   async dispose(): Promise<void> {
@@ -73,15 +73,6 @@ export class SpeculativeEngine implements Engine {
     if (this.options.mode === "lookup") return "(prompt lookup)";
     if (this.options.mode === "draft") return `(${draft})`;
     return draft ? `(auto: prompt lookup, then ${draft})` : "(auto: prompt lookup)";
-  }
-
-  private async drafter(): Promise<Drafter> {
-    const drafters: Drafter[] = [];
-    if (this.options.mode !== "draft") drafters.push(lookupDrafter);
-    if (this.options.draftEngine && this.options.mode !== "lookup") {
-      drafters.push(new DraftModelDrafter(await this.options.draftEngine.createState()));
-    }
-    return drafters.length === 1 ? drafters[0] : firstThatDrafts(drafters);
   }
 
   /** Measured once per engine (first state), on a scratch state, unless the store knows it. */

@@ -18,11 +18,14 @@ import type { KvState, ReplyOptions, ReplyRun, SamplingOptions, Tokenizer } from
 import { CapacityError, EngineFailedError } from "../errors";
 import { ExclusiveAccess } from "../exclusive-access";
 import type { Drafter } from "./drafter";
-import type { DraftPolicy } from "./draft-policy";
+import type { DraftPolicy, DraftSource } from "./draft-policy";
 import { TokenMirror } from "./token-mirror";
 
 export interface SpeculativeStateOptions {
-  readonly drafter: Drafter;
+  /** Prompt lookup over the cache's own tokens (free to ask, so asked first). */
+  readonly lookup: boolean;
+  /** A draft model, asked when lookup has no draft worth verifying. */
+  readonly draftModel?: Drafter;
   readonly policy: DraftPolicy;
   readonly tokenizer: Pick<Tokenizer, "isEndOfGeneration">;
 }
@@ -100,7 +103,7 @@ export class SpeculativeKvState implements KvState {
     return this.tracked(async () => {
       await this.inner.reset();
       this.mirror.replace([]);
-      await this.options.drafter.reset?.();
+      await this.options.draftModel?.reset?.();
     });
   }
 
@@ -136,7 +139,7 @@ export class SpeculativeKvState implements KvState {
       await running.done.catch(() => undefined);
     }
     await this.inner.dispose();
-    await this.options.drafter.dispose?.();
+    await this.options.draftModel?.dispose?.();
   }
 
   private runReply(tokens: readonly number[], options: ReplyOptions, onToken: (token: number) => void): ReplyRun {
@@ -158,20 +161,21 @@ export class SpeculativeKvState implements KvState {
       while (!reply.finished && !cancelled) {
         const last = reply.last;
         const room = options.maxTokens - reply.count - 1;
-        const wanted = this.options.policy.draftLength(room);
-        const draft = wanted > 0 ? (await this.options.drafter.draft(this.mirror, [last], wanted)).slice(0, wanted) : [];
+        const { draft, source } = await this.nextDraft(last, room);
         if (cancelled) break;
         if (draft.length === 0) {
-          await this.plainSteps(last, options, reply, counts, wanted > 0, (run) => (nativeRun = run), () => cancelled);
+          await this.plainSteps(last, options, reply, counts, room, (run) => (nativeRun = run), () => cancelled);
           continue;
         }
+        const started = performance.now();
         const out = await this.inner.verify([last, ...draft], options.sample);
+        const ms = performance.now() - started;
         counts.steps++;
         let agreed = 0;
         while (agreed < draft.length && out[agreed] === draft[agreed]) agreed++;
         counts.drafted += draft.length;
         counts.accepted += agreed;
-        this.options.policy.record(draft.length, agreed);
+        this.options.policy.record(source, draft.length, agreed, ms);
         // out[0..agreed] are the target's tokens: the agreed drafts, then its own next one.
         let emitted = 0;
         while (emitted <= agreed && !reply.finished) {
@@ -200,23 +204,54 @@ export class SpeculativeKvState implements KvState {
     return run;
   }
 
+  /** The draft to verify after `last` now, and where it came from: lookup first, then a draft model. */
+  private async nextDraft(last: number, room: number): Promise<{ draft: readonly number[]; source: DraftSource }> {
+    const policy = this.options.policy;
+    if (this.options.lookup) {
+      const match = this.mirror.match([last], room);
+      const source: DraftSource = { kind: "lookup", matchLength: match.matchLength };
+      const length = match.tokens.length > 0 ? policy.draftLength(source, match.tokens.length) : 0;
+      if (length > 0) return { draft: match.tokens.slice(0, length), source };
+    }
+    const model = this.options.draftModel;
+    const source: DraftSource = { kind: "model" };
+    const wanted = model ? policy.draftLength(source, room) : 0;
+    if (!model || wanted <= 0) return { draft: [], source };
+    return { draft: (await model.draft(this.mirror, [last], wanted)).slice(0, wanted), source };
+  }
+
+  /**
+   * Whether a lookup draft would be verified after `tail` (cache + tail) now: the backend's
+   * plain loop is stopped for it. (A draft model is not asked per token: it had its turn
+   * before the loop started, and drafting costs it a decode of its own.)
+   */
+  private wouldDraft(tail: readonly number[], room: number): boolean {
+    if (!this.options.lookup) return false;
+    const match = this.mirror.match(tail, Math.min(room, MAX_LOOKAHEAD_DRAFT));
+    return match.tokens.length > 0 && this.options.policy.wouldDraft({ kind: "lookup", matchLength: match.matchLength }, match.tokens.length);
+  }
+
   /**
    * No draft: decode `last` and what follows plainly. With a backend reply loop, let it run
-   * until a draft is at hand again (it is cancelled then; every token it sampled is the
-   * target's own and is kept); else one single decode.
+   * until a draft is worth verifying again (it is cancelled then; every token it sampled is
+   * the target's own and is kept); else one single decode. Each plain token is timed for the
+   * policy's cost figures.
    */
   private async plainSteps(
     last: number,
     options: ReplyOptions,
     reply: ReplyProgress,
     counts: MutableCounts,
-    lookAhead: boolean,
+    room: number,
     started: (run: ReplyRun) => void,
     cancelled: () => boolean,
   ): Promise<void> {
     const before = this.mirror.length;
+    const policy = this.options.policy;
     if (!this.inner.generateReply) {
+      const begun = performance.now();
       const next = await this.inner.evaluate([last], options.sample);
+      policy.recordPlain(1, performance.now() - begun);
       this.mirror.append([last]);
       counts.steps++;
       if (next === undefined) throw new EngineFailedError("the backend sampled no token");
@@ -226,11 +261,16 @@ export class SpeculativeKvState implements KvState {
     // `last` and what the loop samples, grown in place: the per-token lookup copies nothing.
     const tail = [last];
     let run: ReplyRun | undefined = undefined;
+    // Plain tokens are timed between consecutive ones: the first includes starting the loop.
+    let previousAt: number | undefined;
     const onToken = (token: number) => {
+      const now = performance.now();
+      if (previousAt !== undefined) policy.recordPlain(1, now - previousAt);
+      previousAt = now;
       tail.push(token);
       if (reply.finished) return;
       reply.emit(token);
-      const stop = reply.finished || cancelled() || (lookAhead && this.mirror.lookup(tail, 1).length > 0);
+      const stop = reply.finished || cancelled() || this.wouldDraft(tail, room - (tail.length - 1));
       if (stop) run?.cancel();
     };
     run = this.inner.generateReply([last], { sample: options.sample, maxTokens: options.maxTokens - reply.count }, onToken);
@@ -253,6 +293,9 @@ export class SpeculativeKvState implements KvState {
     return this.access.run(operation);
   }
 }
+
+/** Longest draft looked at while deciding whether to stop the backend's plain loop. */
+const MAX_LOOKAHEAD_DRAFT = 16;
 
 /** The reply's sampled tokens as they are emitted, and when it must stop. */
 class ReplyProgress {

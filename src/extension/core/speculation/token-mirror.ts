@@ -3,7 +3,7 @@
 // of its cache (a backend call failed half way) is marked unknown and rebuilt only from a
 // state whose tokens are known again (reset, snapshot load).
 
-import { NgramIndex } from "./ngram-index";
+import { NgramIndex, type NgramMatch } from "./ngram-index";
 
 /** Longest n-gram first: a longer match predicts its continuation better. */
 const NGRAM_SIZES = [4, 3, 2] as const;
@@ -53,15 +53,20 @@ export class TokenMirror {
   }
 
   /**
-   * Prompt lookup: the tokens that followed the most recent earlier occurrence of the
-   * longest suffix of `held + tail` found in the index, at most `max` of them.
+   * Prompt lookup: the tokens that followed an earlier occurrence of the longest suffix of
+   * `held + tail` found in the index (at most `max`), with the match's length.
    */
-  lookup(tail: readonly number[], max: number): number[] {
-    if (!this.known || max <= 0) return [];
+  match(tail: readonly number[], max: number): NgramMatch {
+    if (!this.known || max <= 0) return { tokens: [], matchLength: 0 };
     for (const index of this.indexes) {
-      const draft = index.continuation(this.held, tail, max);
-      if (draft.length > 0) return draft;
+      const found = index.match(this.held, tail, max);
+      if (found.tokens.length > 0) return found;
     }
-    return [];
+    return { tokens: [], matchLength: 0 };
+  }
+
+  /** The draft tokens of match(). */
+  lookup(tail: readonly number[], max: number): number[] {
+    return [...this.match(tail, max).tokens];
   }
 }

@@ -1,0 +1,71 @@
+// What a verify batch costs now, relative to a plain decoded token, from this conversation's
+// own steps. The one-time calibration (verify-cost.ts) is measured at a 48-token context on a
+// scratch state; the ratio that decides whether drafting pays moves with the context length,
+// the batch size's fit to the kernels and whatever else runs on the machine. So every plain
+// token and every verify batch is timed, and the figures measured here replace the calibrated
+// ones as soon as they exist; sizes not yet measured are the calibrated curve scaled by how
+// far the measured sizes are off it.
+
+import type { VerifyCost } from "./draft-policy";
+
+/** Weight of the newest sample in each running average. */
+const SMOOTHING = 0.25;
+/** Samples a figure needs before it stands for its size on its own. */
+const TRUSTED_AFTER = 2;
+
+interface Average {
+  ms: number;
+  samples: number;
+}
+
+export class LiveCost {
+  private plain: Average | undefined;
+  private readonly verify = new Map<number, Average>();
+
+  constructor(private readonly calibrated: VerifyCost) {}
+
+  /** The largest draft the calibration has a figure for. */
+  get maxDraft(): number {
+    return this.calibrated.relative.length - 1;
+  }
+
+  /** One plainly decoded token took `ms`. */
+  recordPlain(ms: number): void {
+    this.plain = update(this.plain, ms);
+  }
+
+  /** A verify batch of the last token and `drafted` drafts took `ms`. */
+  recordVerify(drafted: number, ms: number): void {
+    if (drafted < 1 || drafted > this.maxDraft) return;
+    this.verify.set(drafted, update(this.verify.get(drafted), ms));
+  }
+
+  /** cost[k] = a verify batch of 1 + k tokens ÷ one decoded token, now; cost(0) = 1. */
+  relative(drafted: number): number {
+    if (drafted <= 0) return 1;
+    const calibrated = this.calibrated.relative[Math.min(drafted, this.maxDraft)];
+    const plain = this.plain;
+    if (!plain || plain.samples < TRUSTED_AFTER) return calibrated;
+    const own = this.verify.get(drafted);
+    if (own && own.samples >= TRUSTED_AFTER) return Math.max(1, own.ms / plain.ms);
+    return Math.max(1, calibrated * this.drift(plain.ms));
+  }
+
+  /** How the measured sizes compare with the calibrated curve (1 when none is measured). */
+  private drift(plainMs: number): number {
+    let logSum = 0;
+    let count = 0;
+    for (const [drafted, average] of this.verify) {
+      if (average.samples < TRUSTED_AFTER) continue;
+      logSum += Math.log(average.ms / plainMs / this.calibrated.relative[drafted]);
+      count++;
+    }
+    return count === 0 ? 1 : Math.exp(logSum / count);
+  }
+}
+
+function update(average: Average | undefined, ms: number): Average {
+  if (!Number.isFinite(ms) || ms <= 0) return average ?? { ms: 0, samples: 0 };
+  if (!average || average.samples === 0) return { ms, samples: 1 };
+  return { ms: (1 - SMOOTHING) * average.ms + SMOOTHING * ms, samples: average.samples + 1 };
+}
