@@ -17,6 +17,9 @@ export interface GenerateOptions {
 
 export type StopReason = "eog" | "max_tokens" | "cancelled" | "capacity";
 
+/** A prefill's progress: `done` of `total` tokens evaluated (Session.prefill). */
+export type PrefillProgress = (done: number, total: number) => void;
+
 export interface SessionCounters {
   /** Tokens handed to the backend that were not produced by generation. */
   prefilled: number;
@@ -70,8 +73,13 @@ export class Session {
    * call (as llama-server does) instead of two: one decode step less before the first token.
    * On cancel or failure the ledger and the state are rolled back to where this call
    * started, exactly.
+   *
+   * `onProgress` hears how far the evaluation is: (0, total) before the first chunk, then after
+   * each chunk, ending at (total, total). `total` is what this call evaluates: every pending
+   * token (a restored or state-lost ledger's too) but the held-back last chunk, which is
+   * generate()'s. Nothing to evaluate, no call. It must not throw (it would fail the prefill).
    */
-  async prefill(tokens: readonly number[], signal?: AbortSignal): Promise<void> {
+  async prefill(tokens: readonly number[], signal?: AbortSignal, onProgress?: PrefillProgress): Promise<void> {
     this.assertUsable();
     throwIfAborted(signal);
     if (this.position + tokens.length > this.capacity) {
@@ -82,7 +90,7 @@ export class Session {
     this.ledger.append(tokens);
     try {
       const pending = this.ledger.pending().length;
-      await this.evaluatePending({ keepLast: pending === 0 ? 0 : ((pending - 1) % this.chunkSize) + 1, signal });
+      await this.evaluatePending({ keepLast: pending === 0 ? 0 : ((pending - 1) % this.chunkSize) + 1, signal, onProgress });
     } catch (error) {
       await this.rollback(start);
       throw error;
@@ -350,10 +358,13 @@ export class Session {
     signal?: AbortSignal;
     /** Handed to the backend only (not checked between chunks): it ends a wait, never a computation. */
     waitSignal?: AbortSignal;
+    /** Told (done, count) before the first chunk and after each one (see prefill). */
+    onProgress?: PrefillProgress;
   }): Promise<number | undefined> {
     const pending = this.ledger.pending();
     const count = pending.length - options.keepLast;
     let next: number | undefined;
+    if (count > 0) options.onProgress?.(0, count);
     for (let offset = 0; offset < count; offset += this.chunkSize) {
       throwIfAborted(options.signal);
       const chunk = pending.slice(offset, Math.min(count, offset + this.chunkSize));
@@ -367,6 +378,7 @@ export class Session {
       this.pendingGenerated -= fromGeneration;
       this.counters.decoded += fromGeneration;
       this.counters.prefilled += chunk.length - fromGeneration;
+      options.onProgress?.(offset + chunk.length, count);
     }
     return next;
   }

@@ -83,6 +83,25 @@ export function checkedChoice<T extends string>(name: string, value: unknown, pr
   return fallback;
 }
 
+/**
+ * A setting that is `auto` or a whole number (a number, or digits in a string) of at least the
+ * schema's minimum: a smaller number is raised to it, a fraction rounded; anything else → `auto`.
+ */
+export function checkedAutoOrCount(name: string, value: unknown, problems: SettingProblem[]): "auto" | number {
+  const schema = schemaOf(name);
+  if (value === undefined || value === null || value === "auto") return "auto";
+  const setting = SETTINGS_PREFIX + name;
+  const n = typeof value === "string" && /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : value;
+  if (typeof n !== "number" || !Number.isFinite(n)) {
+    problems.push({ setting, value, used: "auto", reason: "is neither auto nor a number" });
+    return "auto";
+  }
+  const minimum = schema.minimum ?? 0;
+  const used = Math.max(minimum, Math.round(n));
+  if (used !== n) problems.push({ setting, value, used, reason: `is not auto or a whole number >= ${minimum}` });
+  return used;
+}
+
 export function describeProblem(problem: SettingProblem): string {
   return `${problem.setting} ${JSON.stringify(problem.value)} ${problem.reason}; using ${JSON.stringify(problem.used)}.`;
 }

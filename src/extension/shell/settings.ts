@@ -6,7 +6,8 @@ import { isGpuChoice, type GpuChoice, type GpuLayersChoice } from "../backends/l
 import { isServerKindChoice, type ServerKindChoice } from "../backends/remote/options";
 import { isSpeculativeMode, type SpeculativeMode } from "../core/speculation/modes";
 import type { TurnOptions } from "../core/turn-runner";
-import { checkedChoice, checkedNumber, describeProblem, SETTINGS_PREFIX, type SettingProblem } from "./setting-schema";
+import type { ProviderContextSetting } from "./lm/provider-context";
+import { checkedAutoOrCount, checkedChoice, checkedNumber, describeProblem, SETTINGS_PREFIX, type SettingProblem } from "./setting-schema";
 import { SettingReader } from "./setting-reader";
 import { describeMigrationStep, migrateRenamedSettings, type MigratableConfiguration, type MigrationScope, SETTING_RENAMES, type SettingLevel } from "./settings-migration";
 import { WorkspaceSettingFiles } from "./workspace-setting-files";
@@ -134,6 +135,15 @@ function stringOf(value: unknown): string {
 /** `statefulChat.chatProvider.sessions`: cached sessions per model for VS Code's Chat (1–16). */
 export function readProviderSessions(): number {
   return checkedSetting("chatProvider.sessions");
+}
+
+/** `statefulChat.chatProvider.contextSize`: `auto`, or tokens (checkedAutoOrCount says what is corrected). */
+export function readProviderContextSize(): ProviderContextSetting {
+  const c = configuration();
+  const problems: SettingProblem[] = [];
+  const value = checkedAutoOrCount("chatProvider.contextSize", c.get<unknown>("chatProvider.contextSize"), problems);
+  reportSettingProblems(problems);
+  return value;
 }
 
 /** How long (ms) the provider keeps an unused model loaded; 0: until the window closes. */

@@ -93,8 +93,9 @@ describe("VS Code Chat: the stateful-chat language model provider", function () 
 
   it("lists our model with its context size, and counts tokens with the model's tokenizer", async () => {
     assert.equal(chat.vendor, VENDOR);
+    // The provider's own context (statefulChat.chatProvider.contextSize `auto`: SmolLM2's 8,192 where memory allows), not the panels' 4,096.
     const contextSize = config().get<number>("contextSize")!;
-    assert.ok(chat.maxInputTokens > 0 && chat.maxInputTokens < contextSize, `maxInputTokens ${chat.maxInputTokens} within the context`);
+    assert.ok(chat.maxInputTokens >= contextSize / 2 && chat.maxInputTokens < 8192, `maxInputTokens ${chat.maxInputTokens} within the context`);
     const few = await chat.countTokens("hello");
     const more = await chat.countTokens("hello world, this is a longer text with more tokens");
     assert.ok(few >= 1 && more > few, `${few} < ${more}`);
@@ -110,6 +111,9 @@ describe("VS Code Chat: the stateful-chat language model provider", function () 
     }
     const last = conversation.answers[5].served;
     assert.ok(last.prefilled < 40 && last.cached > 150, `the sixth request reused ${last.cached} tokens and prefilled ${last.prefilled}`);
+    // What VS Code was told is what the engine holds: the longest input and the longest reply together are its capacity.
+    const maxOutput = Math.min(config().get<number>("reply.maxTokens")!, Math.floor(last.capacity / 2));
+    assert.equal(chat.maxInputTokens, last.capacity - maxOutput, `maxInputTokens ${chat.maxInputTokens} for a capacity of ${last.capacity}`);
   });
 
   it("two interleaved conversations both stay cached", async () => {

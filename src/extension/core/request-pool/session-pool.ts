@@ -5,7 +5,10 @@
 // to a snapshot, its ledger kept — so a conversation that comes back is restored, not
 // re-prefilled. Requests run one at a time, in order (one FIFO for the pool: they share the
 // engine's cores anyway, and a choice of session must see every ledger settled). Parked
-// snapshots count against the one KV disk budget (kv-disk-budget.ts) with the panels'.
+// snapshots count against the one KV disk budget (kv-disk-budget.ts) with the panels'. A new
+// conversation whose request starts with a long prefix seen before (VS Code's agent-mode
+// instructions and tools) starts from the prefix store's cache of it (prefix-store.ts), after
+// a restart too, and a new conversation's long prompt is stored once its reply is out.
 
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
@@ -16,6 +19,8 @@ import { Session, type StopReason } from "../session";
 import { SessionQueue } from "../session-queue";
 import { speculationOf, type SpeculationStats } from "../stats";
 import type { KvDiskBudget, KvFileOwner } from "./kv-disk-budget";
+import { keepPrefix, restorePrefix } from "./prefix-session";
+import type { PrefixStore } from "./prefix-store";
 import { commonTokenPrefix } from "./token-prefix";
 
 export interface SessionPoolOptions {
@@ -39,12 +44,22 @@ export interface SessionPoolOptions {
    * back). A budget of 0 bytes writes none.
    */
   readonly diskBudget?: KvDiskBudget;
+  /** Long prefixes shared by new conversations, kept as KV caches (on disk: they outlive the pool). */
+  readonly prefixStore?: PrefixStore;
+  /**
+   * A stored prefix is loaded when a request shares at least this many tokens with it, and a new
+   * conversation's prompt stored when at least this many of its tokens are not stored yet.
+   * Defaults to 1024 (the store matches whole blocks of 256 tokens first).
+   */
+  readonly minPrefix?: number;
 }
 
 export interface PoolRequest {
   readonly tokens: readonly number[];
   readonly maxTokens: number;
   readonly sampling: SamplingOptions;
+  /** How far the prefill of what the cache lacks is (Session.prefill's onProgress): for a long first prefill's progress. */
+  readonly onPrefillProgress?: (done: number, total: number) => void;
 }
 
 export interface PoolReply {
@@ -56,8 +71,13 @@ export interface PoolReply {
   readonly prefilled: number;
   /** Tokens erased from the end of the session's cache because the request differs there. */
   readonly rewound: number;
-  /** The session came back from being parked: from its snapshot, or by re-prefilling its ledger. */
-  readonly restored?: "snapshot" | "reprefill";
+  /**
+   * The session came back from being parked (from its snapshot, or by re-prefilling its
+   * ledger), or a new conversation started from a stored prefix.
+   */
+  readonly restored?: "snapshot" | "reprefill" | "prefix";
+  /** With restored "snapshot" or "prefix": request tokens loaded from disk instead of prefilled (part of `cached`). */
+  readonly restoredTokens?: number;
   /** Another conversation was parked to make room (its id). */
   readonly parked?: string;
   readonly generated: number;
@@ -90,8 +110,12 @@ interface Parked {
 
 interface Choice {
   readonly entry: Live;
-  readonly restored?: "snapshot" | "reprefill";
+  readonly restored?: PoolReply["restored"];
+  /** Tokens loaded from the prefix store. */
+  readonly fromStore?: number;
   readonly parked?: string;
+  /** A new conversation or a fork: its first `recurring` request tokens may be worth storing as a prefix. */
+  readonly recurring?: number;
 }
 
 export class SessionPool {
@@ -133,6 +157,11 @@ export class SessionPool {
     return this.queue.enqueue("send", (queueSignal) => this.run(request, onToken, signal ? AbortSignal.any([signal, queueSignal]) : queueSignal));
   }
 
+  /** Resolves once nothing is queued or running (a prompt being stored after its reply included). */
+  whenIdle(): Promise<void> {
+    return this.queue.whenIdle();
+  }
+
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
@@ -156,7 +185,7 @@ export class SessionPool {
     const rewound = session.position - shared;
     if (rewound > 0) await session.rollback(shared);
     const before = { ...session.counters };
-    await session.prefill(tokens.slice(shared), signal);
+    await session.prefill(tokens.slice(shared), signal, request.onPrefillProgress);
     entry.promptLength = tokens.length;
     let generated = 0;
     const generator = session.generate({ maxTokens: Math.min(request.maxTokens, capacity - tokens.length), sampling: request.sampling }, signal);
@@ -167,12 +196,14 @@ export class SessionPool {
       step = await generator.next();
     }
     const prefilled = session.counters.prefilled - before.prefilled;
+    if (choice.recurring !== undefined) this.keepPrefix(entry, tokens, choice.recurring);
     return {
       sessionId: entry.id,
       cached: tokens.length - prefilled,
       prefilled,
       rewound,
       restored: choice.restored,
+      restoredTokens: choice.restored === "prefix" ? choice.fromStore : choice.restored === "snapshot" ? shared : undefined,
       parked: choice.parked,
       generated,
       stopReason: step.value,
@@ -207,17 +238,39 @@ export class SessionPool {
 
     // A new conversation or a fork of one: take over the session that shares the most when
     // that is worth it (what it held is parked, so it can come back), else a fresh one.
+    // A stored prefix that holds more than any session wins over taking one over.
     const minReuse = this.options.minReuse ?? 64;
     const roomLeft = this.live.length < this.options.size;
     const holdsAll = best !== undefined && best.shared === tokens.length; // a regenerate, or the same opening message
-    if (best && (best.shared >= minReuse || holdsAll || (!roomLeft && best.shared > 0))) {
+    const stored = this.options.prefixStore ? await this.options.prefixStore.shared(tokens).catch(() => 0) : 0;
+    const storeWins = stored >= this.minPrefix && stored > (best?.shared ?? 0);
+    if (best && !storeWins && (best.shared >= minReuse || holdsAll || (!roomLeft && best.shared > 0))) {
       const parkedId = await this.park(best.entry);
       best.entry.id = this.newId();
-      return { entry: best.entry, parked: parkedId };
+      return { entry: best.entry, parked: parkedId, recurring: best.shared };
     }
     const slot = await this.freeSlot();
     await slot.entry.session.reset();
-    return { entry: slot.entry, parked: slot.parked };
+    const fromStore = storeWins ? await restorePrefix(this.options.prefixStore!, slot.entry.session, tokens, this.minPrefix) : 0;
+    return { entry: slot.entry, parked: slot.parked, recurring: tokens.length, ...(fromStore > 0 ? { restored: "prefix" as const, fromStore } : {}) };
+  }
+
+  private get minPrefix(): number {
+    return this.options.minPrefix ?? 1024;
+  }
+
+  /**
+   * Store a new conversation's prompt as a prefix (prefix-session.ts decides whether it is
+   * worth it). Queued behind this reply, so the caller is not kept waiting for the write.
+   */
+  private keepPrefix(entry: Live, prompt: readonly number[], recurring: number): void {
+    const store = this.options.prefixStore;
+    if (!store || recurring < this.minPrefix) return;
+    void this.queue
+      .enqueue("other", async () => {
+        if (this.live.includes(entry)) await keepPrefix(store, entry.session, prompt, recurring, this.minPrefix);
+      })
+      .catch(() => undefined); // Not stored: the next new conversation prefills it.
   }
 
   /**

@@ -1,7 +1,7 @@
 // The models the provider offers: the ones this extension loads (the default model, downloaded
 // ones, statefulChat.modelPath) and the GGUFs the user already has in other tools' stores.
-// Each is described from its GGUF header (context size, template, tool support) without
-// loading it; headers are read once per file version. Everything here is asynchronous, and the
+// Each is described from its GGUF header (context size, KV cache size per token, template,
+// tool support) without loading it; headers are read once per file version. Everything here is asynchronous, and the
 // other tools' stores are scanned once per 30 s at most (models/discovery/cache.ts), only when
 // VS Code asks for the models: never while the extension activates.
 
@@ -13,9 +13,11 @@ import { ChatTemplate } from "../../core/chat-template";
 import { templateRendersTools } from "../../core/tool-calls/tool-call-formats";
 import { MODEL_SOURCE_LABELS } from "../../models/discovery";
 import { localModelDiscovery } from "../../models/discovery/cache";
-import { ggufFileTypeName, readGgufSummary, type GgufSummary } from "../../models/gguf-header";
+import { ggufFileTypeName, ggufSummaryOf, readGgufMetadata, type GgufSummary } from "../../models/gguf-header";
+import { kvGeometryOf, type KvGeometry } from "../../models/kv-geometry";
 import { defaultModelCandidates, modelsFolder } from "../model-location";
 import type { ChatSettings } from "../settings";
+import type { ProviderContext } from "./provider-context";
 
 export interface CatalogModel {
   /** Stable per file: a hash of its real path. */
@@ -25,10 +27,21 @@ export interface CatalogModel {
   /** Where it was found ("Stateful Chat", "Ollama", …). */
   readonly origin: string;
   readonly summary?: GgufSummary;
+  /** What a token of context costs (the provider's context size is planned with it). */
+  readonly kv?: KvGeometry;
+  /** The file's size: its weights, in memory once loaded. */
+  readonly sizeBytes: number;
   readonly toolCalling: boolean;
 }
 
-const summaries = new Map<string, { readonly mtimeMs: number; readonly summary?: GgufSummary; readonly tools: boolean }>();
+interface Described {
+  readonly summary?: GgufSummary;
+  readonly kv?: KvGeometry;
+  readonly sizeBytes: number;
+  readonly tools: boolean;
+}
+
+const summaries = new Map<string, Described & { readonly mtimeMs: number }>();
 
 export async function modelIdOf(path: string): Promise<string> {
   let real = path;
@@ -76,27 +89,30 @@ export async function catalogModels(context: vscode.ExtensionContext, settings: 
     if (seen.has(id)) continue;
     seen.add(id);
     const described = await describe(entry.path, entry.summary, log);
-    models.push({ id, path: entry.path, name: entry.name, origin: entry.origin, summary: described.summary, toolCalling: described.tools });
+    models.push({ id, path: entry.path, name: entry.name, origin: entry.origin, summary: described.summary, kv: described.kv, sizeBytes: described.sizeBytes, toolCalling: described.tools });
   }
   return models;
 }
 
-async function describe(path: string, known: GgufSummary | undefined, log: vscode.LogOutputChannel): Promise<{ summary?: GgufSummary; tools: boolean }> {
+async function describe(path: string, known: GgufSummary | undefined, log: vscode.LogOutputChannel): Promise<Described> {
   let mtimeMs = 0;
+  let sizeBytes = 0;
   try {
-    mtimeMs = (await stat(path)).mtimeMs;
+    ({ mtimeMs, size: sizeBytes } = await stat(path));
   } catch {
-    return { tools: false };
+    return { tools: false, sizeBytes };
   }
   const cached = summaries.get(path);
   if (cached && cached.mtimeMs === mtimeMs) return cached;
   let summary = known;
-  if (!summary) {
-    try {
-      summary = await readGgufSummary(path);
-    } catch (error) {
-      log.warn(`Could not read the GGUF header of ${path}: ${String(error)}`);
-    }
+  let kv: KvGeometry | undefined;
+  // Read even when discovery summarized it already: the KV geometry is not in the summary.
+  try {
+    const metadata = (await readGgufMetadata(path)).metadata;
+    summary ??= ggufSummaryOf(metadata);
+    kv = kvGeometryOf(metadata);
+  } catch (error) {
+    log.warn(`Could not read the GGUF header of ${path}: ${String(error)}`);
   }
   let tools = false;
   if (summary?.chatTemplate) {
@@ -106,14 +122,19 @@ async function describe(path: string, known: GgufSummary | undefined, log: vscod
       tools = false;
     }
   }
-  const entry = { mtimeMs, summary, tools };
+  const entry = { mtimeMs, summary, kv, sizeBytes, tools };
   summaries.set(path, entry);
   return entry;
 }
 
-/** What VS Code's model picker shows for a model. */
-export function chatInformationOf(model: CatalogModel, settings: ChatSettings): vscode.LanguageModelChatInformation {
-  const capacity = Math.min(settings.contextSize, model.summary?.contextLength ?? settings.contextSize);
+/**
+ * What VS Code's model picker shows for a model. `context` is the provider's plan for it
+ * (provider-settings.ts), the one its engine is loaded with: input and output together are its
+ * capacity, so a request within maxInputTokens is never refused for size, with room for the
+ * longest reply.
+ */
+export function chatInformationOf(model: CatalogModel, settings: ChatSettings, context: ProviderContext): vscode.LanguageModelChatInformation {
+  const capacity = context.capacity;
   const maxOutputTokens = Math.min(settings.turn.maxTokens, Math.floor(capacity / 2));
   return {
     id: model.id,
@@ -137,7 +158,8 @@ export async function catalogModelOf(
 ): Promise<CatalogModel> {
   if ("path" in which) {
     const described = await describe(which.path, undefined, log);
-    return { id: await modelIdOf(which.path), path: which.path, name: basename(which.path).replace(/\.gguf$/i, ""), origin: "Stateful Chat", summary: described.summary, toolCalling: described.tools };
+    const name = basename(which.path).replace(/\.gguf$/i, "");
+    return { id: await modelIdOf(which.path), path: which.path, name, origin: "Stateful Chat", summary: described.summary, kv: described.kv, sizeBytes: described.sizeBytes, toolCalling: described.tools };
   }
   const found = (await catalogModels(context, settings, log)).find((m) => m.id === which.id);
   if (!found) throw new Error("Stateful Chat no longer offers this model; pick another one in the model picker.");

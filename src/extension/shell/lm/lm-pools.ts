@@ -1,20 +1,25 @@
 // One session pool per model the provider serves, on the same shared engines (one engine
 // process per model) that panels use. A model unused for statefulChat.chatProvider.idleMinutes
 // is let go (its engine freed unless a panel holds it). Every request served is recorded for
-// the log, Show Session Stats and the tests.
+// the log, Show Session Stats and the tests. Each model's long shared prefixes (VS Code's
+// agent-mode instructions and tools) are kept in `<model>/prefixes/`, so a new conversation, and
+// the first one after a restart, loads them instead of prefilling them.
 
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { ChatTemplate } from "../../core/chat-template";
 import type { Tokenizer } from "../../core/engine";
+import { FilePrefixStore } from "../../core/request-pool/file-prefix-store";
 import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
 import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
 import { toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
+import { prefixStoreKey } from "../../snapshots/prefix-key";
 import type { EngineLease, EngineRegistry } from "../engine-registry";
 import { engineSettingsOf } from "../panel-helpers";
 import { IdleTracker } from "../../core/request-pool/idle-tracker";
 import { readProviderIdleMs, readProviderSessions, readSettings } from "../settings";
 import type { CatalogModel } from "./lm-catalog";
+import { providerEngineSettings } from "./provider-settings";
 
 export interface ModelPool {
   readonly model: CatalogModel;
@@ -44,7 +49,7 @@ const IDLE_SWEEP_MS = 60_000;
 interface Entry {
   readonly key: string;
   readonly ready: Promise<ModelPool>;
-  readonly held: { lease?: EngineLease };
+  readonly held: { lease?: EngineLease; prefixes?: FilePrefixStore };
 }
 
 export class ModelPools implements vscode.Disposable {
@@ -90,7 +95,7 @@ export class ModelPools implements vscode.Disposable {
 
   /** The pool for `model`, loading its engine on first use (or after the engine settings changed). */
   private get(model: CatalogModel): Promise<ModelPool> {
-    const settings = readSettings();
+    const settings = providerEngineSettings(model, readSettings()); // the provider's own context size: provider-settings.ts
     const key = JSON.stringify([model.path, readProviderSessions(), ...engineSettingsOf(settings)]);
     const existing = this.entries.get(model.id);
     if (existing && existing.key === key) return existing.ready;
@@ -103,7 +108,10 @@ export class ModelPools implements vscode.Disposable {
         const lease = await this.registry.acquire(model.path, settings);
         held.lease = lease;
         const engine = lease.loaded.engine;
-        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget });
+        const prefixKey = await prefixStoreKey(engine.info); // undefined: this backend's caches are not stored
+        const prefixStore = prefixKey === undefined ? undefined : new FilePrefixStore({ dir: join(this.storageDir, model.id, "prefixes"), key: prefixKey, budget: this.diskBudget });
+        held.prefixes = prefixStore;
+        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
         return {
           model,
           pool,
@@ -122,7 +130,8 @@ export class ModelPools implements vscode.Disposable {
   record(request: ServedRequest): void {
     this.served.push(request);
     if (this.served.length > RECORDS_KEPT) this.served.shift();
-    const resumed = request.restored ? `, restored (${request.restored})` : "";
+    const fromDisk = request.restoredTokens !== undefined ? `: ${request.restoredTokens} tokens` : "";
+    const resumed = request.restored ? `, restored (${request.restored}${fromDisk})` : "";
     const parked = request.parked ? `, parked ${request.parked}` : "";
     this.log.info(
       `Chat provider (${request.via}): ${request.model} session ${request.sessionId}: ${request.cached} cached, ${request.prefilled} prefilled, ` +
@@ -158,6 +167,7 @@ export class ModelPools implements vscode.Disposable {
     return entry.ready.then(
       async (ready) => {
         await ready.pool.dispose();
+        entry.held.prefixes?.dispose();
         entry.held.lease?.release();
       },
       () => undefined,

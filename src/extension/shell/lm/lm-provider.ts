@@ -1,7 +1,8 @@
 // The Language Model Chat Provider (vendor `stateful-chat`): our models in VS Code's Chat
 // model picker and for any extension through vscode.lm. Requests are stateless (the whole
 // conversation each time); each is served from the cached session that already holds most
-// of it, so only the new tokens are prefilled.
+// of it, so only the new tokens are prefilled. Its context size is its own (provider-context.ts),
+// not the panels'; a long prefill shows its progress (prefill-progress.ts).
 
 import * as vscode from "vscode";
 import { CancelledError, CapacityError, toStatefulChatError } from "../../core/errors";
@@ -9,6 +10,9 @@ import { readSettings } from "../settings";
 import { catalogModels, chatInformationOf, type CatalogModel } from "./lm-catalog";
 import { messageText, requestMessagesOf, toolSpecsOf } from "./lm-messages";
 import type { ModelPools } from "./lm-pools";
+import { PrefillProgressNotice } from "./prefill-progress";
+import { capacityRefusal, type ProviderContext } from "./provider-context";
+import { providerContextOf } from "./provider-settings";
 import { servedRecord, serveRequest } from "./serve-request";
 
 export const LM_VENDOR = "stateful-chat";
@@ -17,6 +21,8 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   private known = new Map<string, CatalogModel>();
+  /** Context plans already in the log (each is made once per model and settings). */
+  private readonly loggedPlans = new WeakSet<ProviderContext>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -33,7 +39,17 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
     const settings = readSettings();
     const models = await catalogModels(this.context, settings, this.log);
     this.known = new Map(models.map((m) => [m.id, m]));
-    return models.map((m) => chatInformationOf(m, settings));
+    return models.map((m) => {
+      const context = providerContextOf(m, settings);
+      const info = chatInformationOf(m, settings, context);
+      if (!this.loggedPlans.has(context)) {
+        this.loggedPlans.add(context);
+        this.log.info(
+          `Chat provider: ${m.name}: context ${context.capacity.toLocaleString("en-US")} tokens (${context.why}); VS Code is told ${info.maxInputTokens.toLocaleString("en-US")} in, ${info.maxOutputTokens.toLocaleString("en-US")} out`,
+        );
+      }
+      return info;
+    });
   }
 
   async provideLanguageModelChatResponse(
@@ -49,12 +65,17 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
       const settings = readSettings();
       const controller = new AbortController();
       const cancel = token.onCancellationRequested(() => controller.abort());
+      const notice = new PrefillProgressNotice(`Stateful Chat: ${info.name}`, () => controller.abort());
       try {
         const served = await serveRequest(
           target,
           converted.messages,
           toolSpecsOf(options.tools),
-          { maxTokens: Math.min(info.maxOutputTokens, numberOption(options.modelOptions, "maxTokens", info.maxOutputTokens)), sampling: { temperature: numberOption(options.modelOptions, "temperature", settings.turn.sampling.temperature) } },
+          {
+            maxTokens: Math.min(info.maxOutputTokens, numberOption(options.modelOptions, "maxTokens", info.maxOutputTokens)),
+            sampling: { temperature: numberOption(options.modelOptions, "temperature", settings.turn.sampling.temperature) },
+            onPrefillProgress: notice.onProgress,
+          },
           {
             text: (text) => progress.report(new vscode.LanguageModelTextPart(text)),
             toolCall: (call) => progress.report(new vscode.LanguageModelToolCallPart(call.id, call.name, call.arguments)),
@@ -63,18 +84,21 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
         );
         this.pools.record(servedRecord(served, target.modelName, "lm"));
       } catch (error) {
-        if (error instanceof CancelledError) return;
+        if (error instanceof CancelledError) {
+          // Stopped from our notification, not by VS Code: the Chat view says why its answer is empty.
+          if (notice.cancelledAt && !token.isCancellationRequested) throw new Error(notice.cancelledMessage());
+          return;
+        }
         const failure = toStatefulChatError(error);
         this.log.error(`Chat provider: ${failure.code}: ${failure.message}`);
         if (failure instanceof CapacityError) {
           // VS Code's Agent mode alone (instructions and tool schemas) can be larger than a small model's context.
-          throw new Error(
-            `This request is ${failure.requested.toLocaleString("en-US")} tokens, and ${info.name} holds ${failure.capacity.toLocaleString("en-US")} ` +
-              `(the smaller of statefulChat.contextSize and the model's own context). Pick a model with a larger context, raise statefulChat.contextSize, or ask @stateful, which sends only the conversation.`,
-          );
+          const context = { ...providerContextOf(target.model, settings), capacity: failure.capacity };
+          throw new Error(capacityRefusal(failure.requested, info.name, context, target.model.summary?.contextLength));
         }
         throw new Error(failure.message);
       } finally {
+        notice.dispose();
         cancel.dispose();
       }
     });

@@ -3,7 +3,7 @@
 
 import type { SamplingOptions } from "../../core/engine";
 import { renderRequest, type RequestMessage, type ToolCall, type ToolSpec } from "../../core/request-pool/request-messages";
-import type { PoolReply } from "../../core/request-pool/session-pool";
+import type { PoolReply, PoolRequest } from "../../core/request-pool/session-pool";
 import { StreamDecoder } from "../../core/stream-decoder";
 import { ToolCallStream, type ReplyPart } from "../../core/tool-calls/tool-call-stream";
 import type { ModelPool, ServedRequest } from "./lm-pools";
@@ -28,7 +28,8 @@ export async function serveRequest(
   target: ModelPool,
   messages: readonly RequestMessage[],
   tools: readonly ToolSpec[],
-  options: { readonly maxTokens: number; readonly sampling: SamplingOptions },
+  /** `onPrefillProgress` hears how far the prefill of what no session holds is (prefill-progress.ts shows it). */
+  options: { readonly maxTokens: number; readonly sampling: SamplingOptions; readonly onPrefillProgress?: PoolRequest["onPrefillProgress"] },
   sink: ReplySink,
   signal: AbortSignal,
 ): Promise<ServedReply> {

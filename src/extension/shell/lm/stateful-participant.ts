@@ -98,7 +98,7 @@ export class StatefulParticipant {
           delta?.commit();
           this.pools.record(servedRecord(served, target.modelName, "participant"));
           const r = served.reply;
-          const line = formatStats({ ...r, replyTokens: r.generated, ttftMs: served.ttftMs, decodeTokensPerSec: served.decodeTokensPerSec, restored: false, resumed: r.restored ? { from: r.restored, tokens: r.cached } : undefined });
+          const line = formatStats({ ...r, replyTokens: r.generated, ttftMs: served.ttftMs, decodeTokensPerSec: served.decodeTokensPerSec, restored: false, resumed: r.restored ? { from: r.restored === "reprefill" ? "reprefill" : "snapshot", tokens: r.cached } : undefined });
           stream.markdown(`\n\n---\n*${line}*${r.stopReason === "cancelled" ? " · stopped" : ""}`);
           return { metadata: { conversation, userMessage, reply: served.text } satisfies TurnMetadata };
         } finally {
