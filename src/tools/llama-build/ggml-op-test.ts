@@ -6,6 +6,7 @@
 // hands reference-mode graphs back to upstream's per-row scalar loop: patched kernel against
 // upstream's kernel, in one binary. Cached under `.cache/ggml-op-test/<key>/`.
 
+import { NO_AMX_FLAGS } from "../../extension/backends/llamacpp/fast-build";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -31,6 +32,9 @@ export class GgmlOpTestError extends Error {
 export const GGML_OP_TEST_CMAKE_OPTIONS: readonly string[] = [
   "-DCMAKE_BUILD_TYPE=Release",
   "-DGGML_NATIVE=ON",
+  // As every native build here: ggml's AMX matmul dies with SIGILL on these machines (fast-build.ts).
+  `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
+  `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
   "-DGGML_OPENMP=OFF",
   "-DBUILD_SHARED_LIBS=OFF",
   "-DLLAMA_BUILD_TESTS=ON",

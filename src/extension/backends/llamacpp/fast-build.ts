@@ -8,6 +8,17 @@ import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 import { buildRunsOnThisCpu } from "./cpu-signature";
 
 /**
+ * ggml's AMX matmul (compiled by GGML_NATIVE on Sapphire Rapids and later) dies with SIGILL at
+ * its first tile instruction on the machines we test on (a VM, Linux 6.18): upstream
+ * llama-server built with GGML_NATIVE crashes the same way on the first prompt, although the
+ * kernel grants AMX (arch_prctl ARCH_REQ_XCOMP_PERM returns 0) and a small C program runs the
+ * same instructions fine. Every native build here (ours, the peer llama-server, the op test)
+ * leaves AMX out; ggml then takes its AVX-512 VNNI path; other CPUs are unaffected. GCC and
+ * clang keep an explicit -mno-* over what -march=native turns on, in any order.
+ */
+export const NO_AMX_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
+
+/**
  * The cmake options of our build. node-llama-cpp looks a local build up by its options,
  * so the loader asks for exactly these. OpenMP stays off: the patched addon attaches its
  * own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
@@ -18,6 +29,10 @@ import { buildRunsOnThisCpu } from "./cpu-signature";
  */
 export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   GGML_OPENMP: "OFF",
+  // Without AMX (NO_AMX_FLAGS). The per-configuration flags, because cmake-js sets
+  // CMAKE_CXX_FLAGS itself (-DBUILDING_NODE_EXTENSION) and would replace ours.
+  CMAKE_C_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
+  CMAKE_CXX_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
   STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
   STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.fa-grouped",
 };
