@@ -1,13 +1,13 @@
-// The CLI's development commands (build-llama, test-flash-attn, bench --peers) live with the
-// tooling in src/tools/ and ship as out/tools.js beside this CLI in a checkout, never in the
-// extension: the product loads that bundle only when such a command is run, and imports none
-// of its code.
+// The CLI's development commands (build-llama, test-flash-attn, bench --peers, analyze-requests)
+// live with the tooling in src/tools/ and ship as out/tools.js beside this CLI in a checkout,
+// never in the extension: the product loads that bundle only when such a command is run, and
+// imports none of its code.
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** The one list of development commands; src/tools/cli/main.ts serves each (its switch is exhaustive over this type). */
-export const DEVELOPMENT_COMMANDS = ["bench-peers", "build-llama", "build-peer-server", "test-flash-attn"] as const;
+export const DEVELOPMENT_COMMANDS = ["analyze-requests", "bench-peers", "build-llama", "build-peer-server", "test-flash-attn"] as const;
 export type DevelopmentCommand = (typeof DEVELOPMENT_COMMANDS)[number];
 
 export function isDevelopmentCommand(name: string | undefined): name is DevelopmentCommand {

@@ -1,6 +1,7 @@
 // The development commands of the `stateful-chat` CLI (bundled as out/tools.js, not shipped in
-// the VSIX): our llama.cpp build, ggml's operator test on its patched kernel, and the peer
-// bench. The product CLI (src/extension/cli/) loads this bundle only when one is asked for.
+// the VSIX): our llama.cpp build, ggml's operator test on its patched kernel, the peer bench and
+// the analysis of recorded Chat requests. The product CLI (src/extension/cli/) loads this bundle
+// only when one is asked for.
 
 import { UsageError } from "../../extension/cli/chat-args";
 import { packageRoot } from "../../extension/cli/package-root";
@@ -9,11 +10,14 @@ import { ensureFastLlamaBuild, FastBuildUnavailableError } from "../llama-build/
 import { runFlashAttnTestCommand } from "../llama-build/ggml-op-test-command";
 import { join } from "node:path";
 import { ensureLlamaServer } from "../peer-bench/llama-server-binary";
+import { runAnalyzeRequests } from "./analyze-requests-command";
 import { BENCH_PEERS_USAGE, runBenchPeers } from "./bench-peers-command";
 
 /** Serves every name in the product CLI's list of development commands (the one list). */
 export async function runTool(command: DevelopmentCommand, args: string[]): Promise<number> {
   switch (command) {
+    case "analyze-requests":
+      return runAnalyzeRequests(args, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
     case "bench-peers":
       if (args.includes("--help")) {
         process.stdout.write(`${BENCH_PEERS_USAGE}\n`);

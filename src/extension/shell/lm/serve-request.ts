@@ -7,6 +7,7 @@ import type { PoolReply, PoolRequest } from "../../core/request-pool/session-poo
 import { StreamDecoder } from "../../core/stream-decoder";
 import { ToolCallStream, type ReplyPart } from "../../core/tool-calls/tool-call-stream";
 import type { ModelPool, ServedRequest } from "./lm-pools";
+import { recordRequest } from "./request-recorder";
 
 export interface ReplySink {
   text(text: string): void;
@@ -33,7 +34,10 @@ export async function serveRequest(
   sink: ReplySink,
   signal: AbortSignal,
 ): Promise<ServedReply> {
-  const { tokens } = renderRequest(target.template, target.tokenizer, messages, tools);
+  const rendered = renderRequest(target.template, target.tokenizer, messages, tools);
+  const { tokens } = rendered;
+  // Off unless STATEFUL_CHAT_RECORD_REQUESTS is set; written before serving, so a refused request is on record too.
+  const recording = recordRequest({ model: target.modelName, tokenizer: target.tokenizer, messages, tools, rendered });
   const decoder = new StreamDecoder(target.tokenizer);
   // Without tools nothing is a call: the text streams as it comes.
   const calls = tools.length > 0 ? new ToolCallStream(target.toolFormat, () => `call_${Date.now().toString(36)}_${++callCount}`) : undefined;
@@ -57,13 +61,15 @@ export async function serveRequest(
   };
   const started = performance.now();
   let firstAt: number | undefined;
-  const reply = await target.pool.serve(
-    { tokens, ...options },
-    (token) => {
-      firstAt ??= performance.now();
-      push(decoder.push(token));
-    },
-    signal,
+  const reply = await recording.outcome(
+    target.pool.serve(
+      { tokens, ...options },
+      (token) => {
+        firstAt ??= performance.now();
+        push(decoder.push(token));
+      },
+      signal,
+    ),
   );
   const ended = performance.now();
   push(decoder.flush());

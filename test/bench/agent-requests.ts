@@ -1,0 +1,242 @@
+// Where VS Code's Agent-mode requests differ (issue 25 part 3), recorded from VS Code's own Chat
+// view: code-server + Chromium with our extension installed from its VSIX (the e2e harness), the
+// extension host started with STATEFUL_CHAT_RECORD_REQUESTS, Agent mode, our model. A question in
+// a new conversation, a follow-up, the same question in a new chat, and once more in a new chat
+// with a file open in an editor (open editors are part of what Agent mode sends). Then the
+// analysis of the recording (src/tools/request-analysis/): common prefixes, first differences,
+// and the identical runs after them. Not part of `npm test`; it asserts only that requests were
+// recorded.
+//
+//   node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
+//        [--out DIR] [--step-minutes N] [--no-editor-step] [--json]
+//
+// With the default model (a copy of SmolLM2-135M with a tool-calling template, context 8,192)
+// Agent mode's requests (about 16,700 tokens) are refused over capacity, and recorded before the
+// refusal. For the real thing: --model .cache/bench-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+// --context 32768 --threads 2 (each new conversation's first prefill then takes minutes here).
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { REQUEST_LOG_FILE } from "../../src/extension/core/request-pool/request-record";
+import { RECORD_REQUESTS_ENV } from "../../src/extension/shell/lm/request-recorder";
+import { analysisReport } from "../../src/tools/request-analysis/analysis-report";
+import { analyzeRequests } from "../../src/tools/request-analysis/request-analysis";
+import { parseRequestLog, readRequestLog, RequestLogError, type RequestLog } from "../../src/tools/request-analysis/request-log";
+import { startE2ESession, withDiagnostics, type E2ESession } from "../e2e/support/session";
+import { repoRoot } from "../support/default-model";
+import { fixtureModel } from "../support/fixture-models";
+import { AgentChatView } from "./agent-chat-view";
+
+const USAGE = `Usage: node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
+         [--out DIR] [--step-minutes N] [--no-editor-step] [--json]
+  --model PATH      a GGUF whose chat template has tools (default: the default model's tool-template copy)
+  --context N       statefulChat.chatProvider.contextSize (default auto: the model's own, capped by memory)
+  --threads N       statefulChat.threads (default 1, as in the e2e suite)
+  --out DIR         where the recording goes (default bench-results/agent-requests-<time>/)
+  --step-minutes N  how long one question may take, tool calls included (default 10; 45 with --model)
+  --no-editor-step  leave out the last conversation, the one with a file open in an editor
+  --json            print the analysis as JSON instead of the table`;
+
+/** Agent mode lists only models with tool calling: the tool-template copy of the default model. */
+const DEFAULT_FIXTURE = "qwen-tools";
+const QUESTION = "Which files are in this workspace? List them.";
+const FOLLOW_UP = "What does hello.ts export?";
+/** A step is over when every recorded request has its outcome and nothing new came for this long (VS Code runs a tool between two requests). */
+const QUIET_MS = 8_000;
+/** Tool confirmations clicked per question, so a model that keeps calling tools ends the step. */
+const APPROVALS_PER_STEP = 3;
+
+interface Args {
+  readonly model?: string;
+  readonly context?: number;
+  readonly threads?: number;
+  readonly out?: string;
+  readonly stepMinutes: number;
+  readonly editorStep: boolean;
+  readonly json: boolean;
+}
+
+class UsageError extends Error {}
+
+function parse(argv: readonly string[]): Args {
+  let values;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        model: { type: "string" },
+        context: { type: "string" },
+        threads: { type: "string" },
+        out: { type: "string" },
+        "step-minutes": { type: "string" },
+        "no-editor-step": { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) throw new UsageError("");
+  const int = (name: string, value: string | undefined, min: number): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${value}"`);
+    return n;
+  };
+  const model = values.model === undefined ? undefined : resolve(values.model);
+  if (model !== undefined && !existsSync(model)) throw new UsageError(`--model ${model}: no such file`);
+  return {
+    model,
+    context: int("context", values.context, 256),
+    threads: int("threads", values.threads, 1),
+    out: values.out,
+    stepMinutes: int("step-minutes", values["step-minutes"], 1) ?? (model ? 45 : 10),
+    editorStep: !values["no-editor-step"],
+    json: values.json ?? false,
+  };
+}
+
+/** The requests recorded so far; a line still being written (the last, unterminated) is left for the next look. */
+function recorded(dir: string): RequestLog["requests"] {
+  const file = join(dir, REQUEST_LOG_FILE);
+  if (!existsSync(file)) return [];
+  const content = readFileSync(file, "utf8");
+  const complete = content.slice(0, content.lastIndexOf("\n") + 1);
+  try {
+    return parseRequestLog(file, complete).requests;
+  } catch (error) {
+    if (error instanceof RequestLogError && /records no requests/.test(error.message)) return [];
+    throw error;
+  }
+}
+
+/**
+ * Waits until a question's requests are over: more requests than `before`, each with its
+ * outcome, and none new for QUIET_MS. Tool confirmations are allowed meanwhile (a few per step).
+ * Resolves with the number of requests recorded.
+ */
+async function settle(view: AgentChatView, dir: string, before: number, what: string, timeoutMs: number, log: (line: string) => void): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let approvals = 0;
+  let seen = "";
+  let changedAt = Date.now();
+  while (Date.now() < deadline) {
+    if (approvals < APPROVALS_PER_STEP && (await view.approveToolCall())) approvals++;
+    const requests = recorded(dir);
+    const answered = requests.filter((r) => r.outcome).length;
+    const state = `${requests.length}/${answered}`;
+    if (state !== seen) {
+      seen = state;
+      changedAt = Date.now();
+    }
+    if (requests.length > before && answered === requests.length && Date.now() - changedAt >= QUIET_MS) {
+      const mine = requests.slice(before);
+      log(`${what}: ${mine.length} request${mine.length === 1 ? "" : "s"} (${mine.map((r) => `${r.tokens.length} tokens, ${r.outcome?.error ? `refused: ${r.outcome.error.code}` : "served"}`).join("; ")})`);
+      return requests.length;
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error(`${what}: no settled requests within ${Math.round(timeoutMs / 60_000)} min (recorded ${seen || "0/0"} requests/outcomes, ${before} before)`);
+}
+
+async function main(args: Args): Promise<number> {
+  const log = (line: string) => console.log(`[agent-requests] ${line}`);
+  const model = args.model ?? fixtureModel(DEFAULT_FIXTURE);
+  const modelName = basename(model).replace(/\.gguf$/i, "");
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const dir = resolve(args.out ?? join(repoRoot, "bench-results", `agent-requests-${stamp}`));
+  mkdirSync(dir, { recursive: true });
+  if (recorded(dir).length > 0) throw new UsageError(`${join(dir, REQUEST_LOG_FILE)} already holds requests: pass another --out`);
+  log(`model ${model}${args.context ? `, context ${args.context}` : ""}; recording to ${dir}`);
+
+  const session: E2ESession = await startE2ESession(
+    "agent-requests",
+    {
+      "chat.disableAIFeatures": false,
+      "workbench.secondarySideBar.defaultVisibility": "visible",
+      // Bounds a model that keeps calling tools (VS Code then asks whether to go on).
+      "chat.agent.maxRequests": 8,
+      "statefulChat.modelPath": model,
+      "statefulChat.contextSize": 8192,
+      ...(args.context !== undefined ? { "statefulChat.chatProvider.contextSize": args.context } : {}),
+      ...(args.threads !== undefined ? { "statefulChat.threads": args.threads } : {}),
+    },
+    { [RECORD_REQUESTS_ENV]: dir },
+  );
+  const page = session.browser.page;
+  const view = new AgentChatView(page, log);
+  const stepMs = args.stepMinutes * 60_000;
+  const shot = (name: string) => {
+    mkdirSync(session.artifacts, { recursive: true });
+    return page.screenshot({ path: join(session.artifacts, `bench-agent-requests-${name}.png`) }).catch(() => undefined);
+  };
+  try {
+    await view.open();
+    await view.agentMode();
+    await view.pickModel(modelName);
+    await shot("1-ready");
+    let count = 0;
+    await view.ask(QUESTION);
+    count = await settle(view, dir, count, "new conversation", stepMs, log);
+    await view.ask(FOLLOW_UP);
+    count = await settle(view, dir, count, "follow-up", stepMs, log);
+    await shot("2-first-conversation");
+    await view.newChat();
+    await view.ask(QUESTION);
+    count = await settle(view, dir, count, "second new conversation", stepMs, log);
+    await shot("3-second-conversation");
+    if (args.editorStep) {
+      await view.openFile("hello.ts", "export function hello");
+      await view.newChat();
+      await view.ask(QUESTION);
+      count = await settle(view, dir, count, "new conversation with hello.ts open", stepMs, log);
+      await shot("4-with-an-editor");
+    }
+  } catch (error) {
+    await shot("failed");
+    await withDiagnostics(session, error).catch((failure: unknown) => console.error(failure instanceof Error ? failure.message : String(failure)));
+    log("a step failed; what was recorded until then is analysed below");
+  } finally {
+    await session.close();
+  }
+
+  let requests: RequestLog;
+  try {
+    requests = readRequestLog(dir);
+  } catch (error) {
+    if (!(error instanceof RequestLogError)) throw error;
+    console.error(`No requests were recorded (${error.message}): did the Chat view send any to our model?`);
+    return 1;
+  }
+  if (!requests.requests.some((r) => r.tools.length > 0)) log("no recorded request offered tools: the Chat view was not in Agent mode");
+  const analysis = analyzeRequests(requests);
+  writeFileSync(join(dir, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
+  console.log(args.json ? JSON.stringify(analysis, null, 2) : analysisReport(analysis));
+  log(`analysis written to ${join(dir, "analysis.json")}; again with: node out/cli.js analyze-requests ${dir}`);
+  return 0;
+}
+
+let args: Args;
+try {
+  args = parse(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  if (!error.message) {
+    console.log(USAGE); // --help
+    process.exit(0);
+  }
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
+main(args).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof UsageError ? `${error.message}\n${USAGE}` : error);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);
