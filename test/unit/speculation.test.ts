@@ -167,6 +167,19 @@ describe("draft policy", () => {
     assert.equal(closed.draftLength(source, 16), 0);
   });
 
+  it("a draft model's own drafting time counts against its drafts", () => {
+    const model: DraftSource = { kind: "model" };
+    const cheapDrafts = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
+    const slowDrafts = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
+    for (const policy of [cheapDrafts, slowDrafts]) for (let i = 0; i < 4; i++) policy.recordPlain(1, 80);
+    for (let i = 0; i < 3; i++) {
+      cheapDrafts.record(model, 4, 3, 90, 4 * 2); // 2 ms per drafted token
+      slowDrafts.record(model, 4, 3, 90, 4 * 70); // as slow as the target itself
+    }
+    assert.ok(cheapDrafts.draftLength(model, 16) > 0, "a cheap draft model drafts");
+    assert.equal(slowDrafts.draftLength(model, 16), 0, "one that costs a decode per token does not pay");
+  });
+
   it("a live cost ignores figures it cannot use and trusts a size after two samples", () => {
     const cost = new LiveCost(CHEAP_BATCHES);
     cost.recordPlain(Number.NaN);

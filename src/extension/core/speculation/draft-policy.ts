@@ -80,7 +80,7 @@ export class DraftPolicy {
     const limit = Math.min(available, this.options.maxDraft, this.cost.maxDraft);
     this.probing = false;
     if (limit <= 0) return 0;
-    const best = this.bestLength(this.acceptanceRate(source), limit);
+    const best = this.bestLength(source, limit);
     if (!this.options.gate) return Math.max(best, Math.min(2, limit)); // An explicit mode keeps drafting at a low acceptance, but short.
     if (best > 0) return best;
     if (source.kind === "lookup" && source.matchLength >= PROBE_MIN_MATCH && this.plainSinceProbe >= this.probeInterval) {
@@ -113,10 +113,14 @@ export class DraftPolicy {
     this.cost.recordPlain(ms / count);
   }
 
-  /** One verify step: `accepted` of `drafted` tokens from `source` kept (then one rejected, unless all were kept), in `ms`. */
-  record(source: DraftSource, drafted: number, accepted: number, ms?: number): void {
+  /**
+   * One verify step: `accepted` of `drafted` tokens from `source` kept (then one rejected,
+   * unless all were kept), the verify batch in `ms`, a draft model's drafting in `draftMs`.
+   */
+  record(source: DraftSource, drafted: number, accepted: number, ms?: number, draftMs?: number): void {
     if (drafted <= 0) return;
     if (ms !== undefined) this.cost.recordVerify(drafted, ms);
+    if (draftMs !== undefined && source.kind === "model") this.cost.recordDraft(drafted, draftMs);
     const observed = accepted + (accepted < drafted ? 1 : 0);
     // Each observed position is one Bernoulli trial: accepted ones succeeded, the first rejected failed.
     const rate = accepted / observed;
@@ -130,7 +134,10 @@ export class DraftPolicy {
     }
   }
 
-  private bestLength(acceptance: number, limit: number): number {
+  /** A draft model's step costs its drafting too; a lookup draft costs nothing to make. */
+  private bestLength(source: DraftSource, limit: number): number {
+    const acceptance = this.acceptanceRate(source);
+    const drafting = (k: number) => (source.kind === "model" ? this.cost.draftCost(k) : 0);
     let best = 0;
     let bestGain = 1 + (this.options.gate ? (this.options.margin ?? 0.05) : -Infinity);
     let expected = 1;
@@ -138,7 +145,7 @@ export class DraftPolicy {
     for (let k = 1; k <= limit; k++) {
       power *= acceptance;
       expected += power;
-      const gain = expected / this.cost.relative(k);
+      const gain = expected / (this.cost.relative(k) + drafting(k));
       if (gain > bestGain) {
         best = k;
         bestGain = gain;

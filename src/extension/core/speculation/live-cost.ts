@@ -12,6 +12,11 @@ import type { VerifyCost } from "./draft-policy";
 const SMOOTHING = 0.25;
 /** Samples a figure needs before it stands for its size on its own. */
 const TRUSTED_AFTER = 2;
+/**
+ * A draft model's time per drafted token ÷ a plain decode of the target, until measured: a
+ * 0.5B draft for a 1.5B target on a small CPU (a draft that costs nothing does not exist).
+ */
+const PRIOR_DRAFT_RATIO = 0.5;
 
 interface Average {
   ms: number;
@@ -21,6 +26,8 @@ interface Average {
 export class LiveCost {
   private plain: Average | undefined;
   private readonly verify = new Map<number, Average>();
+  /** A draft model's ms per drafted token. */
+  private drafting: Average | undefined;
 
   constructor(private readonly calibrated: VerifyCost) {}
 
@@ -38,6 +45,18 @@ export class LiveCost {
   recordVerify(drafted: number, ms: number): void {
     if (drafted < 1 || drafted > this.maxDraft) return;
     this.verify.set(drafted, update(this.verify.get(drafted), ms));
+  }
+
+  /** A draft model drafted `count` tokens in `ms`. */
+  recordDraft(count: number, ms: number): void {
+    if (count > 0) this.drafting = update(this.drafting, ms / count);
+  }
+
+  /** What drafting k tokens with the draft model costs, in plain decodes of the target. */
+  draftCost(drafted: number): number {
+    const plain = this.plain;
+    const ratio = plain && plain.samples >= TRUSTED_AFTER && this.drafting && this.drafting.samples >= TRUSTED_AFTER ? this.drafting.ms / plain.ms : PRIOR_DRAFT_RATIO;
+    return drafted * ratio;
   }
 
   /** cost[k] = a verify batch of 1 + k tokens ÷ one decoded token, now; cost(0) = 1. */

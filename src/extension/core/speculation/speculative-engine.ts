@@ -79,7 +79,8 @@ export class SpeculativeEngine implements Engine {
   private verifyCost(sample: KvState): Promise<VerifyCost> {
     if (this.options.verifyCost) return Promise.resolve(this.options.verifyCost);
     this.cost ??= (async () => {
-      const key = `${this.target.info.modelPath}|${this.target.info.details}`;
+      // "every-size": measured at every draft length (verify-cost.ts); a curve stored before from a few sizes is measured again.
+      const key = `${this.target.info.modelPath}|${this.target.info.details}|every-size`;
       const stored = await this.options.calibration?.read(key).catch(() => undefined);
       if (stored) return stored;
       const probe = this.target.tokenizer.encode(PROBE_TEXT.repeat(2), { specials: false }).slice(0, 48);

@@ -161,7 +161,7 @@ export class SpeculativeKvState implements KvState {
       while (!reply.finished && !cancelled) {
         const last = reply.last;
         const room = options.maxTokens - reply.count - 1;
-        const { draft, source } = await this.nextDraft(last, room);
+        const { draft, source, draftMs } = await this.nextDraft(last, room);
         if (cancelled) break;
         if (draft.length === 0) {
           await this.plainSteps(last, options, reply, counts, room, (run) => (nativeRun = run), () => cancelled);
@@ -175,7 +175,7 @@ export class SpeculativeKvState implements KvState {
         while (agreed < draft.length && out[agreed] === draft[agreed]) agreed++;
         counts.drafted += draft.length;
         counts.accepted += agreed;
-        this.options.policy.record(source, draft.length, agreed, ms);
+        this.options.policy.record(source, draft.length, agreed, ms, draftMs);
         // out[0..agreed] are the target's tokens: the agreed drafts, then its own next one.
         let emitted = 0;
         while (emitted <= agreed && !reply.finished) {
@@ -205,7 +205,7 @@ export class SpeculativeKvState implements KvState {
   }
 
   /** The draft to verify after `last` now, and where it came from: lookup first, then a draft model. */
-  private async nextDraft(last: number, room: number): Promise<{ draft: readonly number[]; source: DraftSource }> {
+  private async nextDraft(last: number, room: number): Promise<{ draft: readonly number[]; source: DraftSource; draftMs?: number }> {
     const policy = this.options.policy;
     if (this.options.lookup) {
       const match = this.mirror.match([last], room);
@@ -217,7 +217,9 @@ export class SpeculativeKvState implements KvState {
     const source: DraftSource = { kind: "model" };
     const wanted = model ? policy.draftLength(source, room) : 0;
     if (!model || wanted <= 0) return { draft: [], source };
-    return { draft: (await model.draft(this.mirror, [last], wanted)).slice(0, wanted), source };
+    const started = performance.now();
+    const draft = (await model.draft(this.mirror, [last], wanted)).slice(0, wanted);
+    return { draft, source, draftMs: performance.now() - started };
   }
 
   /**

@@ -12,8 +12,13 @@ export interface CalibrationStore {
   write(key: string, cost: VerifyCost): Promise<void>;
 }
 
-/** Batch sizes measured; the ones between are interpolated. */
-const MEASURED_DRAFTS = [1, 2, 4, 8, 12, 16] as const;
+/**
+ * Every draft length is measured: the curve is not smooth. ggml's CPU kernels work in row
+ * tiles, so on a 2-core Xeon with Qwen2.5-Coder-1.5B a batch of 4 costs 1.72 decodes and one of
+ * 3 costs 1.86, one of 16 costs 3.73 and one of 15 costs 4.58 (test/bench/results/
+ * verify-cost-curve.md). Interpolating between a few sizes missed exactly those sweet spots.
+ */
+const MEASURED_DRAFTS = Array.from({ length: 16 }, (_, i) => i + 1);
 const REPEATS = 3;
 const GREEDY = { temperature: 0 } as const;
 
