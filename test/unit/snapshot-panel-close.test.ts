@@ -78,6 +78,32 @@ describe("PanelSnapshots: closing a chat", () => {
     assert.deepEqual(readdirSync(root), []);
   });
 
+  it("closed for good: its open-chat file goes too, and only then (not on Reset, not when reopened)", async () => {
+    const clock = new ManualClock(1_000_000);
+    const store = new SnapshotStore(root);
+    await saved(store, "closed", "reset", "back");
+    const dropped: string[] = [];
+    const panels = new PanelSnapshots(store, quietLog, clock, async (id) => void dropped.push(id));
+    await panels.swept;
+    await panels.forget("reset"); // Reset Conversation: the panel stays open.
+    await panels.forgetLater("closed");
+    await panels.forgetLater("back");
+    await panels.claim("back");
+    clock.advance(3_000);
+    await panels.forget("closed");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(dropped, ["closed"]);
+
+    // Closed just before a reload: the later session's sweep drops its file with its snapshot.
+    const first = new PanelSnapshots(store, quietLog, new ManualClock(1_000_000));
+    await first.forgetLater("back");
+    first.dispose();
+    const later: string[] = [];
+    const next = new PanelSnapshots(new SnapshotStore(root), quietLog, new ManualClock(1_000_000 + CLOSED_SNAPSHOT_KEPT_MS + DAY), async (id) => void later.push(id));
+    assert.deepEqual(await next.swept, ["back"]);
+    assert.deepEqual(later, ["back"]);
+  });
+
   it("reopened within the grace period: the deletion is called off", async () => {
     const clock = new ManualClock(1_000_000);
     const store = new SnapshotStore(root);

@@ -44,7 +44,7 @@ export class PanelManager implements vscode.Disposable {
     this.lastTextEditor = vscode.window.activeTextEditor;
     const storage = context.globalStorageUri.fsPath;
     this.kvBudget = new KvFolderBudget(Object.values(KV_FOLDERS).map((folder) => join(storage, folder)), readSnapshotBudgetBytes);
-    this.snapshots = new PanelSnapshots(new SnapshotStore(join(storage, KV_FOLDERS.panels), this.kvBudget), log);
+    this.snapshots = new PanelSnapshots(new SnapshotStore(join(storage, KV_FOLDERS.panels), this.kvBudget), log, undefined, (id) => store.remove(id));
     this.subscriptions.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (editor) this.lastTextEditor = editor;

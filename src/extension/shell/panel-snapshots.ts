@@ -1,6 +1,8 @@
 // A chat panel's KV snapshot: saved in the background after each completed turn, used to
 // resume a revived chat (window reload, VS Code restart) instead of re-prefilling it, and
-// deleted by Reset Conversation or when the chat is closed for good.
+// deleted by Reset Conversation or when the chat is closed for good. A chat closed for good
+// also gives up its open-chat transcript file (`onClosedForGood`): its conversation is in
+// history already (archived when the panel closed), and nothing will revive it.
 
 import type * as vscode from "vscode";
 import type { ChatSession } from "../core/chat-session";
@@ -48,10 +50,13 @@ export class PanelSnapshots implements vscode.Disposable {
     private readonly store: SnapshotStore,
     private readonly log: Log,
     private readonly clock: PanelSnapshotsClock = realClock,
+    /** A chat is known to be closed for good (its grace period ended, or an old tombstone): drop its open-chat file. */
+    private readonly onClosedForGood: (id: string) => Promise<void> = async () => undefined,
   ) {
     this.swept = store.deleteClosedBefore(clock.now() - CLOSED_SNAPSHOT_KEPT_MS).then(
-      (ids) => {
+      async (ids) => {
         if (ids.length > 0) log.info(`Deleted the KV snapshots of ${ids.length} chat(s) closed just before a window reload`);
+        await Promise.all(ids.map((id) => this.closedForGood(id)));
         return ids;
       },
       (error: unknown) => {
@@ -100,11 +105,15 @@ export class PanelSnapshots implements vscode.Disposable {
     this.cancelDelete(id);
     const timer = this.clock.setTimeout(() => {
       this.pendingDeletes.delete(id);
-      void this.forget(id);
+      void this.forget(id).then(() => this.closedForGood(id));
     }, DELETE_AFTER_CLOSE_MS);
     timer.unref?.();
     this.pendingDeletes.set(id, timer);
     return this.store.markClosed(id, this.clock.now()).catch(() => undefined);
+  }
+
+  private closedForGood(id: string): Promise<void> {
+    return this.onClosedForGood(id).catch((error: unknown) => this.log.warn(`Removing the closed chat ${id}'s file failed: ${String(error)}`));
   }
 
   private cancelDelete(id: string): void {
