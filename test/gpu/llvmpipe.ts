@@ -15,11 +15,6 @@ if (!existsSync(process.env.VK_ICD_FILENAMES ?? LVP_ICD)) {
 }
 process.env.VK_ICD_FILENAMES ??= LVP_ICD;
 process.env.GGML_VK_VISIBLE_DEVICES ??= "0";
-// llvmpipe JIT-compiles its shaders for the host's widest vectors. On an AVX-512 CPU (Sapphire
-// Rapids, Debian 12's Mesa) a worker thread of the invariants test's shaders died with SIGSEGV
-// inside libvulkan_lvp.so every run; at 256-bit vectors (AVX2 code) all of the suite passes.
-// A driver limit of the test device, not of ggml's Vulkan backend.
-process.env.LP_NATIVE_VECTOR_WIDTH ??= "256";
 
 /** Small: llvmpipe computes every kernel on the CPU. */
 export const GPU_CONTEXT = 512;
