@@ -140,12 +140,13 @@ export class DraftPolicy {
     const drafting = (k: number) => (source.kind === "model" ? this.cost.draftCost(k) : 0);
     let best = 0;
     let bestGain = 1 + (this.options.gate ? (this.options.margin ?? 0.05) : -Infinity);
+    const cost = this.cost.curve(limit);
     let expected = 1;
     let power = 1;
     for (let k = 1; k <= limit; k++) {
       power *= acceptance;
       expected += power;
-      const gain = expected / (this.cost.relative(k) + drafting(k));
+      const gain = expected / (cost[k] + drafting(k));
       if (gain > bestGain) {
         best = k;
         bestGain = gain;

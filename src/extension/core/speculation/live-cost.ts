@@ -61,13 +61,26 @@ export class LiveCost {
 
   /** cost[k] = a verify batch of 1 + k tokens ÷ one decoded token, now; cost(0) = 1. */
   relative(drafted: number): number {
-    if (drafted <= 0) return 1;
-    const calibrated = this.calibrated.relative[Math.min(drafted, this.maxDraft)];
+    return this.curve(drafted)[Math.max(0, drafted)];
+  }
+
+  /**
+   * relative(k) for k = 0..limit in one pass: the policy weighs every length each time it is
+   * asked (per decoded token while the backend's loop runs), so the drift is computed once.
+   */
+  curve(limit: number): number[] {
     const plain = this.plain;
-    if (!plain || plain.samples < TRUSTED_AFTER) return calibrated;
-    const own = this.verify.get(drafted);
-    if (own && own.samples >= TRUSTED_AFTER) return Math.max(1, own.ms / plain.ms);
-    return Math.max(1, calibrated * this.drift(plain.ms));
+    const trusted = plain !== undefined && plain.samples >= TRUSTED_AFTER;
+    const drift = trusted ? this.drift(plain.ms) : 1;
+    const costs = [1];
+    for (let k = 1; k <= limit; k++) {
+      const calibrated = this.calibrated.relative[Math.min(k, this.maxDraft)];
+      const own = this.verify.get(k);
+      if (!trusted) costs.push(calibrated);
+      else if (own && own.samples >= TRUSTED_AFTER) costs.push(Math.max(1, own.ms / plain.ms));
+      else costs.push(Math.max(1, calibrated * drift));
+    }
+    return costs;
   }
 
   /** How the measured sizes compare with the calibrated curve (1 when none is measured). */
