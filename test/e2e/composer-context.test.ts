@@ -96,8 +96,23 @@ describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
     await page.locator(".statusbar", { hasText: "selected" }).waitFor({ timeout: 30_000 });
     // Right-click on the selected text itself (outside it, VS Code would move the cursor first).
     await page.locator(".monaco-editor .view-line span", { hasText: "area0" }).first().click({ button: "right", position: { x: 5, y: 5 } });
+    await page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first().waitFor({ timeout: 60_000 });
+    // The right-click must not have moved the cursor out of the selection (the command would then
+    // answer "Select some code first" instead of attaching it).
+    assert.ok(await page.locator(".statusbar", { hasText: "selected" }).isVisible(), "the selection survived the right-click");
     await page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first().click({ timeout: 60_000 });
-    await composerChip("selection").waitFor({ timeout: 120_000 });
+    // The chip, or the toast that says why it did not come (a toast hides itself before a long wait ends).
+    const outcome = await poll(
+      "the selection chip",
+      async () => {
+        if (await composerChip("selection").isVisible().catch(() => false)) return "chip";
+        const toasts = await page.locator(".notifications-toasts .notification-list-item-message").allTextContents();
+        return `toasts: ${toasts.join(" | ") || "none"}`;
+      },
+      (value) => value === "chip" || /select some code/i.test(value),
+      120_000,
+    );
+    assert.equal(outcome, "chip");
     assert.match((await composerChip("selection").textContent()) ?? "", /Selection in shapes\.ts \(lines 1-3\)/);
     assert.equal(await composerChip("selection").getAttribute("data-origin"), "mention");
 

@@ -111,6 +111,13 @@ async function diagnostics(page: Page, logs: string): Promise<string> {
     .allTextContents()
     .catch((error: unknown) => [`(could not read: ${String(error)})`]);
   const parts = [`notifications on screen: ${toasts.length === 0 ? "none" : toasts.join(" | ")}`];
+  // Which views were showing: a chip that never came may be a chat view that never opened.
+  const sideBar = await page.locator(".part.sidebar .composite.title").allTextContents().catch(() => []);
+  const webviews = await page
+    .locator("iframe.webview")
+    .evaluateAll((frames) => frames.map((f) => `${f.className.includes("ready") ? "ready" : "loading"}:${/extensionId=([^&]+)/.exec(f.getAttribute("src") ?? "")?.[1] ?? "?"}`))
+    .catch((error: unknown) => [`(could not read: ${String(error)})`]);
+  parts.push(`side bar: ${sideBar.join(" | ").trim() || "closed"}; webviews: ${webviews.join(", ") || "none"}`);
   for (const path of filesUnder(logs, /stateful-chat[^/]*\/[^/]*\.log$|Stateful Chat[^/]*\.log$/)) {
     parts.push(`--- ${path.slice(logs.length + 1)} (last lines) ---\n${tail(path, 40)}`);
   }
