@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
 import { startE2ESession, withDiagnostics, type E2ESession } from "./support/session";
-import { chatFrame, poll } from "./support/workbench";
+import { askAboutSelectionFromMenu, chatFrame, poll } from "./support/workbench";
 
 describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
   let session: E2ESession;
@@ -93,14 +93,7 @@ describe("composer context in the workbench", { timeout: 25 * 60_000 }, () => {
     await page.keyboard.press("Shift+ArrowDown");
     await page.keyboard.press("Shift+ArrowDown");
     // The status bar says "(N selected)" once the editor has the selection.
-    await page.locator(".statusbar", { hasText: "selected" }).waitFor({ timeout: 30_000 });
-    // Right-click on the selected text itself (outside it, VS Code would move the cursor first).
-    await page.locator(".monaco-editor .view-line span", { hasText: "area0" }).first().click({ button: "right", position: { x: 5, y: 5 } });
-    await page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first().waitFor({ timeout: 60_000 });
-    // The right-click must not have moved the cursor out of the selection (the command would then
-    // answer "Select some code first" instead of attaching it).
-    assert.ok(await page.locator(".statusbar", { hasText: "selected" }).isVisible(), "the selection survived the right-click");
-    await page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first().click({ timeout: 60_000 });
+    await askAboutSelectionFromMenu(page, "area0");
     // The chip, or the toast that says why it did not come (a toast hides itself before a long wait ends).
     const outcome = await poll(
       "the selection chip",

@@ -15,7 +15,7 @@ import { fixtureOllamaStore, type FixtureOllamaStore } from "../support/fixture-
 import { journey } from "./support/journey";
 import { startE2ESession, type E2ESession } from "./support/session";
 import { recordedLengths, recordStreamingLengths } from "./support/stream-watch";
-import { poll } from "./support/workbench";
+import { askAboutSelectionFromMenu, poll } from "./support/workbench";
 
 const STEP_TIMEOUT = 6 * 60_000;
 const EXTENSION_ID = "stateful-chat.stateful-chat";
@@ -103,9 +103,7 @@ describe("the chat in the side bar", { timeout: 40 * 60_000 }, () => {
     await page.keyboard.press("Control+Home");
     await page.keyboard.press("Shift+ArrowDown");
     await page.keyboard.press("Shift+ArrowDown");
-    await page.locator(".statusbar", { hasText: "selected" }).waitFor({ timeout: 30_000 });
-    await page.locator(".monaco-editor .view-line span", { hasText: "area0" }).first().click({ button: "right", position: { x: 5, y: 5 } });
-    await page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first().click({ timeout: 60_000 });
+    await askAboutSelectionFromMenu(page, "area0");
     await chat.locator('[data-testid=composer-chip][data-id="selection"]').waitFor({ timeout: 60_000 });
     assert.match((await chat.locator('[data-testid=composer-chip][data-id="selection"]').textContent()) ?? "", /Selection in shapes\.ts \(lines 1-3\)/);
     // The editor is still in front, with the keyboard: typing would go to it, not to the chat.

@@ -51,3 +51,18 @@ export async function poll<T>(what: string, probe: () => Promise<T>, accept: (va
   }
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
+
+/**
+ * Ask About Selection from the editor's context menu, on a selection that covers the line
+ * holding `onText`. The right-click lands in the middle of that line: outside the selection, or
+ * on its first column's edge, VS Code would move the cursor first and the command would answer
+ * "Select some code first" instead of attaching it.
+ */
+export async function askAboutSelectionFromMenu(page: Page, onText: string): Promise<void> {
+  await page.locator(".statusbar", { hasText: "selected" }).waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-editor .view-line span", { hasText: onText }).first().click({ button: "right" });
+  const item = page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first();
+  await item.waitFor({ timeout: 60_000 });
+  if (!(await page.locator(".statusbar", { hasText: "selected" }).isVisible())) throw new Error("the right-click moved the cursor out of the selection");
+  await item.click({ timeout: 60_000 });
+}
