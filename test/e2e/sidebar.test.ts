@@ -135,9 +135,9 @@ describe("the chat in the side bar", { timeout: 40 * 60_000 }, () => {
     await send("Thanks. Say goodbye.");
   });
 
-  // Skipped, loudly: in a clean-clone run the quick pick of Set Up a Model… never listed the
-  // fixture Ollama store's model (smollm2:135m) within 120 s; not yet diagnosed (issue 29 open).
-  it("the walkthrough lists the model found on disk and a chat then answers with it", { skip: "SKIPPED: the fixture Ollama model is not listed by Set Up a Model… in this run; not yet diagnosed" }, async () => {
+  // The pick opened from the Welcome page's button must stay open: the page takes the focus
+  // back right after running the command (this step found that; the pick now ignores focus-out).
+  it("the walkthrough lists the model found on disk and a chat then answers with it", async () => {
     // Not runFromPalette: this command answers with a second pick (which walkthrough), so the quick input stays open.
     await page.keyboard.press("F1");
     await page.locator(".quick-input-widget input").fill(">Welcome: Open Walkthrough");

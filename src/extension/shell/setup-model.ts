@@ -81,6 +81,9 @@ export function registerSetupModel(context: vscode.ExtensionContext, log: vscode
         placeHolder: "Use a model you already have, or download one that fits this machine",
         matchOnDescription: true,
         matchOnDetail: true,
+        // Run from the walkthrough's button, the Welcome page takes the focus back right after
+        // and would close the pick before it could be read.
+        ignoreFocusOut: true,
       });
       if (!picked) return undefined;
       const chosen = await chosenPath(picked, context);
