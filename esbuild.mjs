@@ -7,7 +7,9 @@ const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
 
 const nodeTargets = [
+  // The extension: a thin activation bundle, and the features it loads on first use (activation/lazy-features.ts).
   { entry: "src/extension/extension.ts", out: "out/extension.js" },
+  { entry: "src/extension/features.ts", out: "out/extension-features.js" },
   { entry: "src/extension/cli/main.ts", out: "out/cli.js", banner: "#!/usr/bin/env node" },
   // The engine host process (one per loaded model): the extension and the CLI fork it.
   { entry: "src/extension/engine-host/main.ts", out: "out/engine-host.js" },

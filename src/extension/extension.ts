@@ -1,48 +1,28 @@
-// Activation only wires features together; each registers its own disposables.
+// The extension's entry (out/extension.js): a thin activation. It registers stand-ins for
+// what VS Code must find at activation and loads the features (out/extension-features.js)
+// on their first use; see activation/lazy-features.ts.
 
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { registerApplyCommands } from "./shell/apply/apply-commands";
-import { registerChatCommands } from "./shell/chat-commands";
-import { registerChatView } from "./shell/chat-view";
-import { registerSetupModel } from "./shell/setup-model";
-import { ChatStatusBar } from "./shell/status-bar";
-import { registerContextCommands } from "./shell/context/context-commands";
-import { EngineRegistry } from "./shell/engine-registry";
-import { registerServerSecretCommands, ServerSecrets } from "./shell/server-secrets";
-import { registerLanguageModelFeatures } from "./shell/lm/register-lm";
-import { registerModelCommands } from "./shell/model-commands";
-import { PanelManager } from "./shell/panel-manager";
-import { createTestingApi, type TestingApi } from "./shell/testing-api";
-import { TranscriptStore } from "./shell/transcript-store";
-import { readHistoryMaxConversations, registerSettings } from "./shell/settings";
+import { contributedIds } from "./activation/contributed-ids";
+import type { ActivateFeatures } from "./activation/feature-hosts";
+import { LazyFeatures } from "./activation/lazy-features";
+import type { StatefulChatApi } from "./features";
 
-export interface StatefulChatApi {
-  /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */
-  readonly testing?: TestingApi;
-}
+export type { StatefulChatApi } from "./features";
+
+/** The features bundle, beside this one; not bundled into it (that is the point). */
+const FEATURES_BUNDLE = "extension-features.js";
 
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
-  const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
-  const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
-  registerSettings(context, log);
-  const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
-  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
-  const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"), { maxConversations: readHistoryMaxConversations });
-  const manager = new PanelManager(context, registry, store, log);
-  context.subscriptions.push(log, stats, registry, manager);
-  // One KV disk budget: the chat provider's parked sessions share the panels' snapshot budget.
-  const pools = registerLanguageModelFeatures(context, registry, log, manager.kvBudget);
-  registerChatCommands(context, manager, store, stats, pools);
-  const chatView = registerChatView(context, manager, store);
-  const statusBar = new ChatStatusBar(manager);
-  context.subscriptions.push(statusBar);
-  registerContextCommands(context, manager, chatView);
-  registerSetupModel(context, log);
-  const apply = registerApplyCommands(context, manager, log, () => vscode.window.activeTextEditor?.document.uri);
-  registerModelCommands(context, log);
-  registerServerSecretCommands(context, serverSecrets);
-  return context.extensionMode === vscode.ExtensionMode.Test ? { testing: createTestingApi(manager, registry, store, pools, apply, () => statusBar.view) } : {};
+  const features = new LazyFeatures<StatefulChatApi>(vscode, context, contributedIds(context.extension.packageJSON), () => {
+    // A runtime path, so esbuild leaves this require alone.
+    const bundle = require(join(__dirname, FEATURES_BUNDLE)) as { activateFeatures: ActivateFeatures<StatefulChatApi> };
+    return bundle.activateFeatures;
+  });
+  context.subscriptions.push(features);
+  // The integration tests drive the extension through the API the features return: load them now.
+  return context.extensionMode === vscode.ExtensionMode.Test ? features.load() : {};
 }
 
 export function deactivate(): void {}

@@ -38,7 +38,7 @@ describe("the VSIX", { timeout: 10 * 60_000 }, () => {
   });
 
   it("contains the bundle, webview assets and node-llama-cpp with this platform's binary", () => {
-    for (const required of ["package.json", "out/extension.js", "node_modules/node-llama-cpp/package.json"]) {
+    for (const required of ["package.json", "out/extension.js", "out/extension-features.js", "node_modules/node-llama-cpp/package.json"]) {
       assert.ok(files.includes(required), `missing ${required}`);
     }
     assert.ok(files.some((f) => f.startsWith("media/")), "no media/");

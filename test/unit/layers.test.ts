@@ -20,8 +20,10 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   "extension/engine-host": ["extension/core", "extension/backends", "extension/models"],
   "extension/cli": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots"],
   // The shell reads the settings schema from package.json (one source of ranges and defaults).
-  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "webview/protocol", "package.json"],
-  "extension/activate": ["extension/shell", "extension/core"],
+  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "webview/protocol", "package.json", "extension/activation"],
+  // The thin activation (stand-ins, the lazy load of the features bundle): vscode's types only.
+  "extension/activation": [],
+  "extension/activate": ["extension/shell", "extension/core", "extension/activation"],
   webview: ["extension/core", "webview/protocol"],
   "webview/protocol": [],
   tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/cli", "extension/shell", "webview", "webview/protocol"],

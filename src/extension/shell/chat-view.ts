@@ -5,6 +5,7 @@
 // hidden or moved, brings the same conversation back (transcript and KV snapshot).
 
 import * as vscode from "vscode";
+import type { FeatureHosts } from "../activation/feature-hosts";
 import type { ChatPanel } from "./chat-panel";
 import { viewSurface } from "./chat-surface";
 import { pickFromHistory } from "./history-commands";
@@ -99,12 +100,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 }
 
-export function registerChatView(context: vscode.ExtensionContext, manager: PanelManager, store: TranscriptStore): ChatViewProvider {
+export function registerChatView(context: vscode.ExtensionContext, manager: PanelManager, store: TranscriptStore, hosts: FeatureHosts): ChatViewProvider {
   const provider = new ChatViewProvider(context, manager);
   context.subscriptions.push(
-    // Hidden, the view's webview is destroyed and reloads from the chat's state when shown
-    // again (the chat itself lives in the host): no webview kept in memory for a closed side bar.
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }),
+    // Registered at activation (activation/lazy-features.ts, with its webview options); this attaches to it.
+    hosts.registerWebviewViewProvider(CHAT_VIEW_ID, provider),
     vscode.commands.registerCommand(VIEW_COMMANDS.newChat, () => provider.newChat()),
     vscode.commands.registerCommand(VIEW_COMMANDS.openHistory, () => provider.openHistory(store)),
     vscode.commands.registerCommand(VIEW_COMMANDS.openInEditor, () => provider.openInEditor()),

@@ -3,6 +3,7 @@
 // (WebviewPanelSerializer), and the `statefulChat.streaming` context key.
 
 import * as vscode from "vscode";
+import type { FeatureHosts } from "../activation/feature-hosts";
 import { ChatPanel, CHAT_VIEW_TYPE, type PanelDeps } from "./chat-panel";
 import { editorSurface, type ChatSurface } from "./chat-surface";
 import { join } from "node:path";
@@ -40,6 +41,7 @@ export class PanelManager implements vscode.Disposable {
     private readonly registry: EngineRegistry,
     private readonly store: TranscriptStore,
     private readonly log: vscode.LogOutputChannel,
+    hosts: FeatureHosts,
   ) {
     this.lastTextEditor = vscode.window.activeTextEditor;
     const storage = context.globalStorageUri.fsPath;
@@ -52,7 +54,7 @@ export class PanelManager implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration("statefulChat")) for (const panel of this.panels) panel.applySettings();
       }),
-      vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
+      hosts.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const id = this.claimRestoredId(state);
           this.track(await ChatPanel.revive(editorSurface(panel), id, this.deps()));

@@ -36,7 +36,7 @@ export async function packageVsix(repo: string, out: string, log: (line: string)
 
 /** `node esbuild.mjs` when out/extension.js is missing (a fresh clone that skipped `npm run build`). */
 export async function ensureBuilt(repo: string, log: (line: string) => void): Promise<void> {
-  if (existsSync(join(repo, "out", "extension.js")) && existsSync(join(repo, "out", "cli.js"))) return;
+  if (["extension.js", "extension-features.js", "cli.js"].every((file) => existsSync(join(repo, "out", file)))) return;
   log("out/extension.js is missing: building…");
   await runCommand(process.execPath, ["esbuild.mjs"], { cwd: repo });
 }

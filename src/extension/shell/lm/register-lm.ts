@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import * as vscode from "vscode";
+import type { FeatureHosts } from "../../activation/feature-hosts";
 import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
 import { KV_FOLDERS } from "../../snapshots/kv-disk-budget";
 import type { EngineRegistry } from "../engine-registry";
@@ -11,13 +12,13 @@ import { ModelPools } from "./lm-pools";
 import { LM_VENDOR, StatefulChatModelProvider } from "./lm-provider";
 import { registerStatefulParticipant } from "./stateful-participant";
 
-export function registerLanguageModelFeatures(context: vscode.ExtensionContext, registry: EngineRegistry, log: vscode.LogOutputChannel, kvBudget?: KvDiskBudget): ModelPools {
+export function registerLanguageModelFeatures(context: vscode.ExtensionContext, registry: EngineRegistry, log: vscode.LogOutputChannel, hosts: FeatureHosts, kvBudget?: KvDiskBudget): ModelPools {
   const pools = new ModelPools(registry, join(context.globalStorageUri.fsPath, KV_FOLDERS.pool), log, kvBudget);
   const provider = new StatefulChatModelProvider(context, pools, log);
   context.subscriptions.push(
     pools,
-    vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
-    registerStatefulParticipant(context, pools, log),
+    hosts.registerLanguageModelChatProvider(LM_VENDOR, provider),
+    registerStatefulParticipant(context, pools, log, hosts),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(SETTINGS_SECTION)) provider.refresh();
     }),

@@ -7,6 +7,7 @@
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
+import type { FeatureHosts } from "../../activation/feature-hosts";
 import { ContextLedger, type ContextItem } from "../../core/context-delta";
 import { DEFAULT_TURN_OPTIONS } from "../../core/chat-session";
 import { CancelledError, toStatefulChatError } from "../../core/errors";
@@ -172,9 +173,9 @@ function pickedModel(request: vscode.ChatRequest): { readonly vendor: string; re
   }
 }
 
-export function registerStatefulParticipant(context: vscode.ExtensionContext, pools: ModelPools, log: vscode.LogOutputChannel): vscode.Disposable {
+export function registerStatefulParticipant(context: vscode.ExtensionContext, pools: ModelPools, log: vscode.LogOutputChannel, hosts: FeatureHosts): vscode.Disposable {
   const participant = new StatefulParticipant(context, pools, log);
-  const registered = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
+  const registered = hosts.createChatParticipant(PARTICIPANT_ID, participant.handler);
   registered.iconPath = new vscode.ThemeIcon("comment-discussion");
   return registered;
 }

@@ -1,0 +1,41 @@
+// The chat provider's last model list, kept in globalState, so VS Code's Chat view can list
+// our models at startup without loading the features bundle (and with it model discovery).
+// Read back only when it has the shape VS Code expects; anything else counts as no cache.
+
+import type * as vscode from "vscode";
+
+export const MODEL_INFO_KEY = "statefulChat.lmModelInfo";
+
+type Memento = Pick<vscode.Memento, "get" | "update">;
+
+export function readModelInfo(state: Memento): vscode.LanguageModelChatInformation[] | undefined {
+  const value: unknown = state.get(MODEL_INFO_KEY);
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isModelInfo)) return undefined;
+  return value;
+}
+
+export function writeModelInfo(state: Memento, models: readonly vscode.LanguageModelChatInformation[]): Thenable<void> {
+  // Plain data only (what isModelInfo reads back): no class instances into globalState.
+  const plain = models.map((m) => ({
+    id: m.id,
+    name: m.name,
+    family: m.family,
+    version: m.version,
+    maxInputTokens: m.maxInputTokens,
+    maxOutputTokens: m.maxOutputTokens,
+    capabilities: { ...m.capabilities },
+    ...(typeof m.tooltip === "string" ? { tooltip: m.tooltip } : {}),
+    ...(typeof m.detail === "string" ? { detail: m.detail } : {}),
+  }));
+  return state.update(MODEL_INFO_KEY, plain.every(isModelInfo) ? plain : undefined);
+}
+
+function isModelInfo(value: unknown): value is vscode.LanguageModelChatInformation {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  const strings = ["id", "name", "family", "version"].every((k) => typeof v[k] === "string" && v[k] !== "");
+  const counts = ["maxInputTokens", "maxOutputTokens"].every((k) => typeof v[k] === "number" && Number.isInteger(v[k]) && (v[k] as number) > 0);
+  const optional = ["tooltip", "detail"].every((k) => v[k] === undefined || typeof v[k] === "string");
+  const capabilities = typeof v.capabilities === "object" && v.capabilities !== null && Object.values(v.capabilities).every((c) => c === undefined || typeof c === "boolean" || typeof c === "number");
+  return strings && counts && optional && capabilities;
+}

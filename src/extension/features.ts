@@ -1,0 +1,50 @@
+// The features bundle (out/extension-features.js), loaded by the thin activation (extension.ts)
+// on first use: it only wires features together; each registers its own disposables. What VS
+// Code needed at activation (views, panel serializer, model provider, participant) goes to the
+// stand-ins through `hosts`.
+
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { FeatureHosts } from "./activation/feature-hosts";
+import { registerApplyCommands } from "./shell/apply/apply-commands";
+import { registerChatCommands } from "./shell/chat-commands";
+import { registerChatView } from "./shell/chat-view";
+import { registerSetupModel } from "./shell/setup-model";
+import { ChatStatusBar } from "./shell/status-bar";
+import { registerContextCommands } from "./shell/context/context-commands";
+import { EngineRegistry } from "./shell/engine-registry";
+import { registerServerSecretCommands, ServerSecrets } from "./shell/server-secrets";
+import { registerLanguageModelFeatures } from "./shell/lm/register-lm";
+import { registerModelCommands } from "./shell/model-commands";
+import { PanelManager } from "./shell/panel-manager";
+import { createTestingApi, type TestingApi } from "./shell/testing-api";
+import { TranscriptStore } from "./shell/transcript-store";
+import { readHistoryMaxConversations, registerSettings } from "./shell/settings";
+
+export interface StatefulChatApi {
+  /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */
+  readonly testing?: TestingApi;
+}
+
+export function activateFeatures(context: vscode.ExtensionContext, hosts: FeatureHosts): StatefulChatApi {
+  const log = vscode.window.createOutputChannel("Stateful Chat", { log: true });
+  const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
+  registerSettings(context, log);
+  const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
+  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
+  const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"), { maxConversations: readHistoryMaxConversations });
+  const manager = new PanelManager(context, registry, store, log, hosts);
+  context.subscriptions.push(log, stats, registry, manager);
+  // One KV disk budget: the chat provider's parked sessions share the panels' snapshot budget.
+  const pools = registerLanguageModelFeatures(context, registry, log, hosts, manager.kvBudget);
+  registerChatCommands(context, manager, store, stats, pools);
+  const chatView = registerChatView(context, manager, store, hosts);
+  const statusBar = new ChatStatusBar(manager);
+  context.subscriptions.push(statusBar);
+  registerContextCommands(context, manager, chatView);
+  registerSetupModel(context, log);
+  const apply = registerApplyCommands(context, manager, log, () => vscode.window.activeTextEditor?.document.uri);
+  registerModelCommands(context, log);
+  registerServerSecretCommands(context, serverSecrets);
+  return context.extensionMode === vscode.ExtensionMode.Test ? { testing: createTestingApi(manager, registry, store, pools, apply, () => statusBar.view) } : {};
+}
