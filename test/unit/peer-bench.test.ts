@@ -244,6 +244,14 @@ describe("speculative configurations", () => {
     assert.deepEqual(peerSpecArgs("ngram-map-k4v", { maxTokens: 8 }), ["--spec-type", "ngram-map-k4v"]);
     assert.deepEqual(peerSpecArgs("draft", { path: "/m/d.gguf", maxTokens: 6 }), ["--spec-draft-model", "/m/d.gguf", "--spec-type", "draft-simple", "--spec-draft-n-max", "6"]);
     assert.throws(() => peerSpecArgs("draft", { maxTokens: 6 }), SpecConfigError);
+    assert.deepEqual(peerSpecArgs("ngram-mod", { maxTokens: 8 }, true), ["--spec-type", "ngram-mod", "--flash-attn", "off"]);
+  });
+
+  it("a peer configuration may run with flash attention off (/fa-off), ours may not", () => {
+    assert.deepEqual(parseSpecConfigs("peer:default,peer:default/fa-off,peer:ngram-simple/fa-off", false).map(specLabel), ["peer:default", "peer:default/fa-off", "peer:ngram-simple/fa-off"]);
+    assert.throws(() => parseSpecConfigs("ours:off/fa-off", false), SpecConfigError);
+    assert.throws(() => parseSpecConfigs("peer:default/fa-on", false), SpecConfigError);
+    assert.throws(() => parseSpecConfigs("peer:default/fa-off/x", false), SpecConfigError);
   });
 
   it("alternates configurations over the repeats (ABAB…, not AAA BBB)", () => {

@@ -120,9 +120,10 @@ async function withPeer<T>(
   contextSize: number,
   slots: number,
   mode: PeerSpecMode,
+  flashAttnOff: boolean,
   body: (server: LlamaServerProcess) => Promise<T>,
 ): Promise<T> {
-  const extraArgs = peerSpecArgs(mode, { path: options.draftModelPath, maxTokens: options.peerDraftMax });
+  const extraArgs = peerSpecArgs(mode, { path: options.draftModelPath, maxTokens: options.peerDraftMax }, flashAttnOff);
   const server = await LlamaServerProcess.start({ binary: binary.path, modelPath: options.modelPath, contextSize, threads, slots, extraArgs });
   try {
     return await body(server);
@@ -165,7 +166,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
     sweep.push(sweepPoint("ours", threads, turns));
     if (binary) {
       log(`sweep: peer:default, ${threads} thread(s)`);
-      const peerTurns = await withPeer(binary, options, threads, options.contextSize, 1, "default", (server) =>
+      const peerTurns = await withPeer(binary, options, threads, options.contextSize, 1, "default", false, (server) =>
         runScenario("a", peerSide(server, options.contextSize, settingsFor("a")), sweepRun),
       );
       sweep.push(sweepPoint("peer", threads, peerTurns));
@@ -200,7 +201,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
         const variant: PeerVariant = planned.variant ?? { label: "", slots: 1, fit: "prune" };
         const mode = planned.config.mode;
         log(`${step}: ${best.peer} thread(s), context ${contextSize} per slot`);
-        const measured = await withPeer(binary, options, best.peer, contextSize, variant.slots, mode, async (server) => {
+        const measured = await withPeer(binary, options, best.peer, contextSize, variant.slots, mode, planned.config.flashAttnOff === true, async (server) => {
           const result = await runScenario(id, peerSide(server, contextSize, settings, variant.fit), run);
           if (measureIdle && mode === "default" && idle.peer === undefined) idle.peer = await idleCpuPercent(server.pid, 10_000);
           return result;

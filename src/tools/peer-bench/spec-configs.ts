@@ -14,9 +14,16 @@ export const PEER_NGRAM_MODES = ["ngram-simple", "ngram-map-k", "ngram-map-k4v",
 export const PEER_SPEC_MODES = ["default", ...PEER_NGRAM_MODES, "draft"] as const;
 export type PeerSpecMode = (typeof PEER_SPEC_MODES)[number];
 
+/**
+ * llama-server's flash attention: its default is `auto` (on, on this CPU), and `off` is faster
+ * for it at long contexts on some machines, so a peer configuration may say `/fa-off`
+ * (`peer:ngram-simple/fa-off`) to measure the peer at its best either way.
+ */
+export const PEER_FLASH_ATTN_OFF = "fa-off";
+
 export type SpecConfig =
   | { readonly side: "ours"; readonly mode: OurSpecMode }
-  | { readonly side: "peer"; readonly mode: PeerSpecMode };
+  | { readonly side: "peer"; readonly mode: PeerSpecMode; readonly flashAttnOff?: true };
 
 export class SpecConfigError extends Error {
   constructor(message: string) {
@@ -25,7 +32,7 @@ export class SpecConfigError extends Error {
   }
 }
 
-export const specLabel = (config: SpecConfig): string => `${config.side}:${config.mode}`;
+export const specLabel = (config: SpecConfig): string => `${config.side}:${config.mode}${config.side === "peer" && config.flashAttnOff ? `/${PEER_FLASH_ATTN_OFF}` : ""}`;
 
 const usesDraft = (config: SpecConfig) => config.mode === "draft";
 
@@ -57,13 +64,17 @@ export function parseSpecConfigs(value: string | undefined, hasDraft: boolean): 
   if (value.trim() === "all") return allSpecConfigs(hasDraft);
   const configs: SpecConfig[] = [];
   for (const item of value.split(",").map((s) => s.trim()).filter(Boolean)) {
-    const [side, mode, extra] = item.split(":");
+    const [side, modeAndVariant, extra] = item.split(":");
+    const [mode, variant, more] = (modeAndVariant ?? "").split("/");
+    const faOff = variant === PEER_FLASH_ATTN_OFF && more === undefined;
     let config: SpecConfig;
-    if (extra === undefined && side === "ours" && (OUR_SPEC_MODES as readonly string[]).includes(mode)) config = { side, mode: mode as OurSpecMode };
-    else if (extra === undefined && side === "peer" && (PEER_SPEC_MODES as readonly string[]).includes(mode)) config = { side, mode: mode as PeerSpecMode };
+    if (extra === undefined && variant === undefined && side === "ours" && (OUR_SPEC_MODES as readonly string[]).includes(mode!)) config = { side, mode: mode as OurSpecMode };
+    else if (extra === undefined && (variant === undefined || faOff) && side === "peer" && (PEER_SPEC_MODES as readonly string[]).includes(mode!)) {
+      config = faOff ? { side, mode: mode as PeerSpecMode, flashAttnOff: true } : { side, mode: mode as PeerSpecMode };
+    }
     else {
       throw new SpecConfigError(
-        `--spec-configs: "${item}" is not one of ${OUR_SPEC_MODES.map((m) => `ours:${m}`).join(", ")}, ${PEER_SPEC_MODES.map((m) => `peer:${m}`).join(", ")}`,
+        `--spec-configs: "${item}" is not one of ${OUR_SPEC_MODES.map((m) => `ours:${m}`).join(", ")}, ${PEER_SPEC_MODES.map((m) => `peer:${m}`).join(", ")} (a peer one may end in /${PEER_FLASH_ATTN_OFF})`,
       );
     }
     if (usesDraft(config) && !hasDraft) throw new SpecConfigError(`--spec-configs: ${item} needs a draft model (--draft-model PATH or --models qwen)`);
@@ -73,8 +84,12 @@ export function parseSpecConfigs(value: string | undefined, hasDraft: boolean): 
   return configs;
 }
 
-/** llama-server arguments for a peer mode (none for its default). */
-export function peerSpecArgs(mode: PeerSpecMode, draft: { readonly path?: string; readonly maxTokens: number }): string[] {
+/** llama-server arguments for a peer mode (none for its default), and flash attention off when asked (after the launcher's `--flash-attn auto`, so it wins). */
+export function peerSpecArgs(mode: PeerSpecMode, draft: { readonly path?: string; readonly maxTokens: number }, flashAttnOff = false): string[] {
+  return [...speculationArgs(mode, draft), ...(flashAttnOff ? ["--flash-attn", "off"] : [])];
+}
+
+function speculationArgs(mode: PeerSpecMode, draft: { readonly path?: string; readonly maxTokens: number }): string[] {
   if (mode === "default") return [];
   if (mode === "draft") {
     if (!draft.path) throw new SpecConfigError("peer:draft needs a draft model");
