@@ -46,6 +46,21 @@ export async function modelIdentity(path: string): Promise<ModelIdentity> {
   return identity;
 }
 
-export function sameModel(a: ModelIdentity, b: ModelIdentity): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.headerSha256 === b.headerSha256;
+/**
+ * How the model file changed since `saved` was taken, one phrase per field ("size 1 → 2
+ * bytes"), empty when it did not: a refused snapshot says why in the log, so a refusal nobody
+ * expected (a file touched, replaced by a copy, or another path) explains itself.
+ */
+export function modelDifferences(saved: ModelIdentity, current: ModelIdentity): string[] {
+  const differences: string[] = [];
+  if (saved.size !== current.size) differences.push(`size ${saved.size} → ${current.size} bytes`);
+  if (saved.mtimeMs !== current.mtimeMs) differences.push(`modified ${timeOf(saved.mtimeMs, current.mtimeMs)} → ${timeOf(current.mtimeMs, saved.mtimeMs)}`);
+  if (saved.headerSha256 !== current.headerSha256) differences.push(`header sha256 ${saved.headerSha256.slice(0, 12)}… → ${current.headerSha256.slice(0, 12)}…`);
+  return differences;
+}
+
+/** A modification time as a date, or as the raw milliseconds when the two differ by less than the date shows. */
+function timeOf(ms: number, other: number): string {
+  const date = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : String(t));
+  return date(ms) === date(other) ? `${ms} ms` : date(ms);
 }

@@ -13,6 +13,8 @@ export interface SnapshotMeta {
   readonly savedAt: string;
   readonly backend: BackendName;
   readonly model: ModelIdentity;
+  /** The model file's path when it was saved (for the log: identity never depends on it; older snapshots lack it). */
+  readonly modelPath?: string;
   readonly contextSize: number;
   readonly ledger: { readonly length: number; readonly sha256: string };
   /** Size of the cache file; a shorter file is a truncated one. */
@@ -49,6 +51,7 @@ export function parseMeta(raw: unknown): SnapshotMeta | undefined {
   if (raw.backend !== "llamacpp" && raw.backend !== "coreml") return undefined;
   const model = raw.model;
   if (!isObject(model) || !isCount(model.size) || typeof model.mtimeMs !== "number" || typeof model.headerSha256 !== "string") return undefined;
+  if (raw.modelPath !== undefined && typeof raw.modelPath !== "string") return undefined;
   const ledger = raw.ledger;
   if (!isObject(ledger) || !isCount(ledger.length) || typeof ledger.sha256 !== "string") return undefined;
   if (!isCount(raw.contextSize) || !isCount(raw.cacheBytes) || !isConversation(raw.conversation)) return undefined;

@@ -18,7 +18,7 @@ import type { ChatMessage } from "../core/chat-template";
 import type { EngineInfo } from "../core/engine";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 import { KvFolderBudget } from "./kv-disk-budget";
-import { modelIdentity, sameModel } from "./model-identity";
+import { modelDifferences, modelIdentity } from "./model-identity";
 import { ledgerHash, ledgerOf, parseMeta, type SnapshotMeta } from "./snapshot-meta";
 
 export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
@@ -105,6 +105,7 @@ export class SnapshotStore implements KvFileOwner {
         savedAt: new Date().toISOString(),
         backend: info.backend,
         model: await modelIdentity(info.modelPath),
+        modelPath: info.modelPath,
         contextSize: info.capacity,
         ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
         cacheBytes: (await stat(tempCache)).size,
@@ -260,7 +261,8 @@ export class SnapshotStore implements KvFileOwner {
     }
     if (!meta || meta.id !== id) return "unreadable snapshot description";
     if (meta.backend !== info.backend) return `made with ${meta.backend}, not ${info.backend}`;
-    if (!sameModel(meta.model, await modelIdentity(info.modelPath))) return "made with another model file";
+    const changed = modelDifferences(meta.model, await modelIdentity(info.modelPath));
+    if (changed.length > 0) return `made with another model file (${[...changed, pathNote(meta.modelPath, info.modelPath)].join("; ")})`;
     if (meta.contextSize !== info.capacity) return `made for context size ${meta.contextSize}, not ${info.capacity}`;
     const size = await stat(cache).then((s) => s.size, () => -1);
     if (size !== meta.cacheBytes) return size < 0 ? "cache file missing" : `cache file is ${size} bytes, expected ${meta.cacheBytes} (truncated)`;
@@ -286,6 +288,12 @@ export class SnapshotStore implements KvFileOwner {
   }
 }
 
+
+/** Whether the refused snapshot was made with the file at this path or another one (a copy, a symlink, the default model fetched elsewhere). */
+function pathNote(saved: string | undefined, current: string): string {
+  if (saved === undefined) return `now ${current}`;
+  return saved === current ? `same path ${current}` : `saved with ${saved}, now ${current}`;
+}
 
 /** A backend that cannot write this cache, or nothing in it. */
 class NothingToSave extends Error {}
