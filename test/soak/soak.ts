@@ -25,10 +25,14 @@ import { startProxyEngine } from "../support/engine-process";
 import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
 import { InstrumentedEngine } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
+import { isTurnPhase, STOP_PHASES, StopPhaseTally, type StopPhaseFigures, type StopPhase } from "./stop-phases";
+import type { TurnCallbacks } from "../../src/extension/core/turn-runner";
 
-export const SOAK_OPERATIONS = ["send", "send", "sendWhileStreaming", "stop", "reset", "reopen", "settings", "kill", "killWhileStreaming"] as const;
+export const SOAK_OPERATIONS = ["send", "send", "sendWhileStreaming", "stop", "stopInPhase", "reset", "reopen", "settings", "kill", "killWhileStreaming"] as const;
 type Operation = (typeof SOAK_OPERATIONS)[number];
 const MESSAGES = ["hi", "What is 3 + 4?", "Name a color.", "Write hello world in C.", "Say yes.", "Thanks"];
+/** A long message (~150 tokens), so a Stop aimed at the overflow phase finds one due more often. */
+const LONG_MESSAGE = `Explain what this does, line by line:\n${"for (let i = 0; i < items.length; i++) { total += items[i].price * items[i].count; }\n".repeat(5)}`;
 const ALLOWED_ERRORS = new Set(["cancelled", "disposed", "engine_crashed"]);
 
 export interface SoakOptions {
@@ -64,6 +68,8 @@ export interface SoakFigures {
   readonly lostTranscripts: number;
   readonly unexpectedErrors: readonly string[];
   readonly overlaps: number;
+  /** Stop pressed as a turn enters each phase: how long until the turn ended, and text after it. */
+  readonly stopByPhase: Readonly<Record<StopPhase, StopPhaseFigures>>;
   readonly wallSeconds: number;
 }
 
@@ -112,18 +118,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     const saved: SavedTranscript = { version: 1, id, title: "soak", createdAt, updatedAt: new Date().toISOString(), entries: [...entries] };
     return transcripts.save(saved);
   };
+  const stopTally = new StopPhaseTally();
   /** One turn as a panel runs it: the user's entry, then the reply or the error, saved after each. */
-  const send = (session: ChatSession, onText?: () => void): Promise<void> => {
-    const text = pick(MESSAGES);
+  const send = (session: ChatSession, callbacks?: TurnCallbacks, text = pick(MESSAGES), onEnd?: () => void): Promise<void> => {
     entries.push({ id: `e${++entryCount}`, role: "user", text, status: "complete" });
     void saveTranscript();
-    return session.send({ text }, onText ? { onText } : undefined).then(
+    return session.send({ text }, callbacks).then(
       (stats) => {
+        onEnd?.();
         turnsCompleted++;
         entries.push({ id: `e${++entryCount}`, role: "assistant", text: stats.reply, status: "complete" });
         return saveTranscript();
       },
       (error: unknown) => {
+        onEnd?.();
         if (!(error instanceof StatefulChatError) || !ALLOWED_ERRORS.has(error.code)) unexpected.push(String(error));
         else if (error.code === "engine_crashed") turnsFailedByCrash++;
         entries.push({ id: `e${++entryCount}`, role: "notice", text: error instanceof StatefulChatError ? error.code : String(error), status: "error" });
@@ -184,6 +192,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
         inFlight.push(send(chat));
         chat.stop();
         break;
+      case "stopInPhase": {
+        // Stop pressed the moment a turn enters the phase; measured until that turn ends. For
+        // the overflow phase, long messages fill the context until one of them needs it.
+        const phase = pick(STOP_PHASES);
+        const measure = stopTally.begin(phase);
+        const session = chat;
+        let pressedIn: number | undefined;
+        const press = (turn: number) => {
+          if (pressedIn !== undefined) return;
+          pressedIn = turn;
+          measure.stopped();
+          session.stop();
+        };
+        if (phase === "engineRestart") {
+          const pid = proxy.pid;
+          kill();
+          await exited(pid);
+        }
+        const turns = phase === "overflow" ? 4 : 1;
+        const sent: Promise<void>[] = [];
+        for (let turn = 0; turn < turns; turn++) {
+          const callbacks: TurnCallbacks = {
+            onText: () => (pressedIn === turn ? measure.chunk() : undefined),
+            ...(isTurnPhase(phase) ? { onPhase: (entered) => (entered === phase ? press(turn) : undefined) } : { onStart: () => press(turn) }),
+          };
+          const text = phase === "overflow" ? LONG_MESSAGE : pick(MESSAGES);
+          sent.push(send(session, callbacks, text, () => (pressedIn === turn ? measure.settled() : undefined)));
+        }
+        inFlight.push(Promise.all(sent).then(() => measure.settled()));
+        break;
+      }
       case "reset": {
         // Reset while a turn runs: queued and running turns end, the transcript starts over.
         inFlight.push(send(chat));
@@ -228,7 +267,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
       }
       case "killWhileStreaming": {
         let killed = false;
-        inFlight.push(send(chat, () => (killed ? undefined : ((killed = true), kill()))));
+        inFlight.push(send(chat, { onText: () => (killed ? undefined : ((killed = true), kill())) }));
         break;
       }
     }
@@ -267,6 +306,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     lostTranscripts: lost,
     unexpectedErrors: unexpected,
     overlaps,
+    stopByPhase: stopTally.figures(),
     wallSeconds: Math.round((Date.now() - started) / 1000),
   };
 }

@@ -112,3 +112,24 @@ for (const replyLoop of [false, true]) {
     });
   });
 }
+
+describe("turn phases", () => {
+  it("a turn reports overflow, prefill and decode in that order; a Stop pressed in a phase ends the turn there with nothing decoded", async () => {
+    const { chat } = await chatNearOverflow(true);
+    const seen: string[] = [];
+    const stats = await chat.send({ text: "the turn that overflows" }, { onPhase: (p) => seen.push(p), onOverflow: () => seen.push("(overflow done)"), onText: () => seen.push("text") });
+    assert.ok(stats.overflow, "this turn overflowed");
+    assert.deepEqual(seen.filter((s) => s !== "text").slice(0, 4), ["overflow", "(overflow done)", "prefill", "decode"]);
+    assert.ok(seen.indexOf("text") > seen.indexOf("decode"), "text only after the decode phase began");
+
+    // Stopped in its prefill, a turn is dropped (CancelledError); stopped as its reply begins, it ends with an empty, cancelled reply.
+    const order: string[] = [];
+    await assert.rejects(chat.send({ text: "stopped in prefill" }, { onPhase: (p) => (order.push(p), p === "prefill" && chat.stop()), onText: () => order.push("text") }), CancelledError);
+    assert.deepEqual(order, ["prefill"]);
+    order.length = 0;
+    const stopped = await chat.send({ text: "stopped in decode" }, { onPhase: (p) => (order.push(p), p === "decode" && chat.stop()), onText: () => order.push("text") });
+    assert.deepEqual(order, ["prefill", "decode"]);
+    assert.equal(stopped.stopReason, "cancelled");
+    assert.equal(stopped.reply, "");
+  });
+});

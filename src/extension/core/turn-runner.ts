@@ -43,9 +43,15 @@ export interface TurnInput {
   readonly context?: string | ((fresh: boolean) => string);
 }
 
+/** What a running turn is doing, in order (a turn without overflow skips `overflow`). */
+export const TURN_PHASES = ["overflow", "prefill", "decode"] as const;
+export type TurnPhase = (typeof TURN_PHASES)[number];
+
 export interface TurnCallbacks {
   /** The turn left the queue and starts now. */
   onStart?(): void;
+  /** The turn enters a phase: the overflow policy (its summary), the prompt's prefill (with any re-prefill after an engine restart), the reply. */
+  onPhase?(phase: TurnPhase): void;
   onText?(text: string): void;
   onOverflow?(event: OverflowEvent): void;
 }
@@ -117,12 +123,14 @@ export class TurnRunner {
     let plan = this.prompt.plan(added, true, this.rendering);
     let overflow: OverflowEvent | undefined;
     if (wouldOverflow(plan.keep.tokens, plan.tokens.length, budget)) {
+      callbacks.onPhase?.("overflow");
       overflow = await this.overflowRunner.run(user, budget, this.options, signal);
       callbacks.onOverflow?.(overflow);
       user = this.userMessage(input, true);
       added = this.prompt.isEmpty ? [...this.systemMessages(), user] : [user];
       plan = this.prompt.plan(added, true, this.rendering);
     }
+    callbacks.onPhase?.("prefill");
     // A state lost under us (engine process restarted) is re-prefilled from the ledger.
     await this.session.resyncWithState();
     const lost = this.session.stateWasLost;
@@ -141,6 +149,7 @@ export class TurnRunner {
       this.snapshotLoaded = false;
       this.session.acknowledgeStateLost();
       const beforeReply = { ...this.session.counters };
+      callbacks.onPhase?.("decode");
       generation = await this.generate(budget, clock, signal, callbacks);
       speculation = speculationOf(beforeReply, this.session.counters);
     } catch (error) {
