@@ -16,6 +16,10 @@ export class FileServer {
   readonly requests: { path: string; range?: string }[] = [];
   /** When set, the next full-body response is cut after this many bytes. */
   cutNextAt: number | undefined;
+  /** When set, the next full-body response sends this many bytes and then nothing, until the client goes. */
+  stallNextAt: number | undefined;
+  /** Resolves when a stalled response's connection has closed (the client gave up). */
+  stalledClosed: Promise<void> = Promise.resolve();
   private server: Server | undefined;
 
   get url(): string {
@@ -61,12 +65,20 @@ export class FileServer {
         res.write(body.subarray(0, cut), () => res.destroy());
         return;
       }
+      if (this.stallNextAt !== undefined) {
+        const stall = this.stallNextAt;
+        this.stallNextAt = undefined;
+        this.stalledClosed = new Promise<void>((resolve) => res.once("close", () => resolve()));
+        res.write(body.subarray(0, stall));
+        return;
+      }
       res.end(body);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 }

@@ -1,11 +1,12 @@
 // A chat panel's session slot (shell/session-slot.ts, what PanelSession opens and closes
 // through): a panel closed while its session is still opening gives back what the open
 // makes — the KV session disposed, the engine lease released — and a later open is not
-// disturbed by the stale one finishing. Waits are ordered with deferred promises.
+// disturbed by the stale one finishing. The open's steps get a signal that closing (and Stop)
+// aborts, so their own waits end at once. Waits are ordered with deferred promises.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DisposedError } from "../../src/extension/core/errors";
+import { CancelledError, DisposedError } from "../../src/extension/core/errors";
 import { SessionSlot, type SlotOpening } from "../../src/extension/shell/session-slot";
 
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
@@ -149,5 +150,42 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
     gate.opened.resolve();
     assert.equal(await first, await second);
     assert.equal(gate.openCalls(), 1);
+  });
+  it("closing aborts the open's signal (reason: disposed), so a wait that honours it ends at once", async () => {
+    const slot = new SessionSlot<CountedLease, CountedSession>();
+    let seen: AbortSignal | undefined;
+    const ensured = slot.ensure(() => ({
+      acquire: (signal) =>
+        new Promise<CountedLease>((_resolve, reject) => {
+          seen = signal;
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+      open: async () => new CountedSession("never"),
+    }));
+    await turn();
+    assert.equal(seen?.aborted, false);
+    await slot.close();
+    assert.equal(seen?.aborted, true);
+    assert.ok(seen?.reason instanceof DisposedError);
+    await assert.rejects(ensured, DisposedError);
+  });
+
+  it("Stop while opening (cancelOpening) ends the open with CancelledError, gives back what it made, and the next caller opens again", async () => {
+    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const gate = gatedSteps("stopped");
+    const ensured = slot.ensure(() => gate.steps);
+    gate.acquired.resolve();
+    await turn();
+    slot.cancelOpening(); // open() here does not watch its signal: the slot checks after it
+    gate.opened.resolve();
+    await assert.rejects(ensured, CancelledError);
+    assert.deepEqual([gate.session.disposed, gate.lease.releases, gate.readyCalls()], [1, 1, 0]);
+    const again = gatedSteps("again");
+    again.acquired.resolve();
+    again.opened.resolve();
+    assert.equal(await slot.ensure(() => again.steps), again.session);
+    slot.cancelOpening(); // once open, Stop is the session's business, not the slot's
+    assert.equal(slot.session, again.session);
+    assert.equal(again.session.disposed, 0);
   });
 });

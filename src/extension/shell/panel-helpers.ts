@@ -2,6 +2,7 @@
 // Retry and the transcript notice after an engine crash; the model key and log preview.
 
 import type { StatefulChatError } from "../core/errors";
+import { ModelFetchCancelledError } from "../models/default-model";
 import type { TranscriptEntry } from "../../webview/protocol/messages";
 import type { ChatSettings } from "./settings";
 
@@ -36,4 +37,15 @@ export function safePreview(raw: unknown): string {
   } catch {
     return String(raw).slice(0, 200);
   }
+}
+
+/**
+ * What a chat says when its model load was cancelled: the model line and the banner (with
+ * Retry and Select Model…). A cancelled default-model fetch says it was the fetch.
+ */
+export function cancelledLoadNotice(error: StatefulChatError): { readonly status: string; readonly banner: string } {
+  if (error instanceof ModelFetchCancelledError) {
+    return { status: "Not loaded: fetching the default model was cancelled.", banner: `${error.message} Retry fetches it again; Select Model… picks another model.` };
+  }
+  return { status: "Not loaded: the load was cancelled.", banner: "Loading the model was cancelled. Retry loads it again; Select Model… picks another." };
 }

@@ -7,7 +7,7 @@ import { withServerStatus } from "../backends/remote/remote-engine";
 import type { ServerStatus } from "../backends/remote/status";
 import { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
-import { toStatefulChatError, type StatefulChatError } from "../core/errors";
+import { DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
 import type { ModelView } from "../../webview/protocol/messages";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
 import { existingDefaultModel, resolveModelPath } from "./model-location";
@@ -67,7 +67,12 @@ export class PanelSession {
     return this.slot.ensure(() => this.opening());
   }
 
-  /** Closes the session; one still opening disposes itself and releases its lease when its wait ends. */
+  /** Stop while the model loads: this chat stops waiting (the load stops too when no other chat waits for it). */
+  cancelOpening(): void {
+    this.slot.cancelOpening();
+  }
+
+  /** Closes the session; one still opening is aborted, disposes what it made and releases its lease. */
   async close(): Promise<void> {
     this.view = undefined;
     await this.slot.close();
@@ -77,35 +82,37 @@ export class PanelSession {
     // Read inside acquire's try: a setting that cannot be read fails this open with a banner
     // instead of leaving the panel on "Loading model…".
     let settings: ChatSettings | undefined;
-    const fail = (error: unknown): never => {
+    const fail = (error: unknown, signal: AbortSignal): never => {
+      // Closed while opening (the panel, or a reset switching model): nothing to tell it.
+      if (signal.reason instanceof DisposedError) throw signal.reason;
       const typed = toStatefulChatError(error);
       if (typed.code !== "disposed") this.deps.onFailed(typed);
       throw typed;
     };
     return {
-      acquire: async () => {
+      acquire: async (signal) => {
         this.deps.onLoading();
         try {
           settings = readSettings();
           this.modelKey = modelKeyOf(settings);
-          const modelPath = await resolveModelPath(this.deps.context, settings.modelPath);
-          return await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context));
+          const modelPath = await resolveModelPath(this.deps.context, settings.modelPath, signal);
+          return await this.deps.registry.acquire(modelPath, settings, existingDefaultModel(this.deps.context), signal);
         } catch (error) {
-          return fail(error);
+          return fail(error, signal);
         }
       },
-      open: async (lease) => {
+      open: async (lease, signal) => {
         // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
         const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
         // acquire ran first and set it.
-        const session = await ChatSession.create(engine, { turn: settings!.turn }).catch(fail);
+        const session = await ChatSession.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
         try {
           const messages = this.deps.conversation();
           if (messages.length > 0) await this.deps.snapshots.resume(this.deps.panelId, session, messages);
           return session;
         } catch (error) {
           await session.dispose();
-          return fail(error);
+          return fail(error, signal);
         }
       },
       ready: (session, lease) => {

@@ -2,9 +2,11 @@
 // closing safe while it is still opening: an open that finds the slot closed (or the panel
 // disposed) after any of its waits gives back what it made — the session disposed, the lease
 // released — and publishes nothing. Opening happens once however many callers ask; a failed
-// open is retried by the next caller. Pure (no vscode), so it is unit-tested on its own.
+// open is retried by the next caller. The open's steps get a signal that close() (and Stop,
+// cancelOpening()) aborts, so its waits (a model fetch, a server's first requests) end at once
+// instead of running on for a chat that is gone. Pure (no vscode), so it is unit-tested on its own.
 
-import { DisposedError } from "../core/errors";
+import { CancelledError, DisposedError } from "../core/errors";
 
 export interface Releasable {
   release(): void;
@@ -16,8 +18,9 @@ export interface Disposable {
 
 /** How a slot opens: take the engine lease, then open a session on it (resumed from a snapshot or the transcript). */
 export interface SlotOpening<L extends Releasable, S extends Disposable> {
-  acquire(): Promise<L>;
-  open(lease: L): Promise<S>;
+  /** `signal` aborts when the slot is closed (reason: DisposedError) or the open is cancelled (reason: CancelledError). */
+  acquire(signal: AbortSignal): Promise<L>;
+  open(lease: L, signal: AbortSignal): Promise<S>;
   /** Runs only for an open that is published (the slot was not closed meanwhile). */
   ready?(session: S, lease: L): void;
 }
@@ -28,6 +31,8 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
   private lease: L | undefined;
   private current: S | undefined;
   private opening: Promise<S> | undefined;
+  /** Aborts the open under way (until it is published). */
+  private openAbort: AbortController | undefined;
 
   constructor(private readonly isDisposed: () => boolean = () => false) {}
 
@@ -52,9 +57,19 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
     return this.opening;
   }
 
-  /** Dispose the session and release the lease; an open under way gives back what it makes. */
+  /**
+   * Stop while the session opens: the open under way ends with CancelledError (what it made
+   * given back) and the next ensure() opens again. Nothing once the session is open.
+   */
+  cancelOpening(): void {
+    this.openAbort?.abort(new CancelledError());
+  }
+
+  /** Dispose the session and release the lease; an open under way is aborted and gives back what it makes. */
   async close(): Promise<void> {
     this.generation++;
+    this.openAbort?.abort(new DisposedError("Chat panel"));
+    this.openAbort = undefined;
     const session = this.current;
     const lease = this.lease;
     this.current = undefined;
@@ -66,28 +81,43 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
 
   private async open(makeSteps: () => SlotOpening<L, S>): Promise<S> {
     const generation = this.generation;
-    const stale = () => generation !== this.generation || this.isDisposed();
-    const steps = makeSteps();
-    const lease = await steps.acquire();
-    if (stale()) {
-      lease.release();
-      throw new DisposedError("Chat panel");
-    }
-    let session: S;
+    const abort = new AbortController();
+    this.openAbort = abort;
+    // Why this open may not publish: the slot closed or the panel disposed, else cancelled.
+    const ended = (): Error | undefined =>
+      generation !== this.generation || this.isDisposed() ? new DisposedError("Chat panel") : abort.signal.aborted ? new CancelledError() : undefined;
     try {
-      session = await steps.open(lease);
-    } catch (error) {
-      lease.release();
-      throw stale() ? new DisposedError("Chat panel") : error;
+      const steps = makeSteps();
+      let lease: L;
+      try {
+        lease = await steps.acquire(abort.signal);
+      } catch (error) {
+        throw ended() ?? error;
+      }
+      const gone = ended();
+      if (gone) {
+        lease.release();
+        throw gone;
+      }
+      let session: S;
+      try {
+        session = await steps.open(lease, abort.signal);
+      } catch (error) {
+        lease.release();
+        throw ended() ?? error;
+      }
+      const late = ended();
+      if (late) {
+        await session.dispose();
+        lease.release();
+        throw late;
+      }
+      this.lease = lease;
+      this.current = session;
+      steps.ready?.(session, lease);
+      return session;
+    } finally {
+      if (this.openAbort === abort) this.openAbort = undefined;
     }
-    if (stale()) {
-      await session.dispose();
-      lease.release();
-      throw new DisposedError("Chat panel");
-    }
-    this.lease = lease;
-    this.current = session;
-    steps.ready?.(session, lease);
-    return session;
   }
 }

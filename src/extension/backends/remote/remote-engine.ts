@@ -74,6 +74,7 @@ export class RemoteEngine implements Engine {
     const key: ApiKeySource = options.apiKey ?? options.server.apiKey;
     const connection = new ServerConnection(base, key, options.fetch);
     const retry = { ...(options.retry ?? DEFAULT_BUSY_RETRY), ...(options.server.busyWaitMs !== undefined ? { maxWaitMs: options.server.busyWaitMs } : {}) };
+    throwIfAborted(options.signal);
     const local = await loadLocalTokenizer(options.modelPath);
     try {
       const retokenize = (text: string) => local.tokenizer.encode(text, { specials: false });
@@ -82,7 +83,7 @@ export class RemoteEngine implements Engine {
       const dialect: ServerDialect =
         kind === "llama-server" ? new LlamaServerDialect(connection, retokenize) : kind === "vllm" ? new VllmDialect(connection) : new SglangDialect(connection);
       const server = await whileBusy(() => dialect.describe(options.signal), waits);
-      await checkTokenizer(dialect, server, local.tokenizer, options.modelPath);
+      await checkTokenizer(dialect, server, local.tokenizer, options.modelPath, options.signal);
       const requested = options.contextSize ?? DEFAULT_CONTEXT;
       const capacity = server.contextPerSlot !== undefined ? Math.min(requested, server.contextPerSlot - SLOT_MARGIN) : requested;
       if (capacity < 16) throw new ServerRejectedError(`The inference server offers ${server.contextPerSlot} tokens per request; too few for a conversation.`);
