@@ -133,6 +133,10 @@ describe("the chat in the side bar", { timeout: 40 * 60_000 }, () => {
     assert.match((await chat.locator("[data-testid=entry][data-role=user]").first().textContent()) ?? "", /what a KV cache is/);
     await shot("5-secondary-side-bar");
     await send("Thanks. Say goodbye.");
+    // The move kept the KV cache (in memory, or from the chat's snapshot): a refused snapshot
+    // would say "re-prefilled N tokens" here (seen once; the refusal now names what differed).
+    const stats = (await replies().last().locator("[data-testid=stats]").textContent()) ?? "";
+    assert.doesNotMatch(stats, /re-prefilled/, `status line after the move: ${stats}`);
   });
 
   // The pick opened from the Welcome page's button must stay open: the page takes the focus
