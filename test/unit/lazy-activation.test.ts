@@ -41,6 +41,8 @@ function apiDouble() {
   const providers = new Map<string, vscode.LanguageModelChatProvider>();
   const participants = new Map<string, vscode.ChatRequestHandler>();
   const configuration = new EventEmitterDouble<vscode.ConfigurationChangeEvent>();
+  /** Our settings as this window resolves them (what the stored model list's fingerprint covers). */
+  const settings: Record<string, unknown> = { contextSize: 4096 };
   const api = {
     commands: {
       registerCommand: (id: string, handler: (...args: unknown[]) => unknown) => {
@@ -66,16 +68,20 @@ function apiDouble() {
         return { id, dispose: () => void participants.delete(id) } as unknown as vscode.ChatParticipant;
       },
     },
-    workspace: { onDidChangeConfiguration: configuration.event },
+    workspace: { onDidChangeConfiguration: configuration.event, getConfiguration: () => ({ ...settings }) },
     EventEmitter: EventEmitterDouble,
+    ThemeIcon: class {
+      constructor(readonly id: string) {}
+    },
   } as unknown as ActivationApi;
-  return { api, commands, executed, views, serializers, providers, participants, configuration };
+  return { api, commands, executed, views, serializers, providers, participants, configuration, settings };
 }
 
-function contextDouble(stored?: unknown): vscode.ExtensionContext {
+function contextDouble(stored?: unknown, version = "1.0.0"): vscode.ExtensionContext {
   const state = new Map<string, unknown>(stored === undefined ? [] : [[MODEL_INFO_KEY, stored]]);
   return {
     subscriptions: [],
+    extension: { packageJSON: { version } },
     globalState: { get: (key: string) => state.get(key), update: async (key: string, value: unknown) => void state.set(key, value), keys: () => [...state.keys()] },
   } as unknown as vscode.ExtensionContext;
 }
@@ -87,6 +93,9 @@ const IDS: ContributedIds = {
   modelVendors: ["ext-vendor"],
   chatParticipants: ["ext.participant"],
 };
+
+/** A list as the thin activation stores it: made by version 1.0.0 with the double's default settings. */
+const storedList = (models: unknown, settings: unknown = { contextSize: 4096 }, version = "1.0.0") => ({ fingerprint: JSON.stringify([version, settings]), models });
 
 const MODEL: vscode.LanguageModelChatInformation = { id: "m1", name: "Model One", family: "qwen2", version: "Q4_K_M", maxInputTokens: 30000, maxOutputTokens: 2048, capabilities: { toolCalling: true } };
 const token = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) } as unknown as vscode.CancellationToken;
@@ -125,6 +134,7 @@ describe("thin activation", () => {
     assert.deepEqual([...vs.participants.keys()], IDS.chatParticipants);
     assert.equal(loaded, 0);
     assert.equal(lazy.isLoaded, false);
+    assert.equal((lazy.createChatParticipant("ext.participant", () => {}).iconPath as { id?: string }).id, "comment-discussion", "the participant has its icon before the features load");
   });
 
   it("a command loads the features once and runs the real command with its arguments", async () => {
@@ -155,7 +165,7 @@ describe("thin activation", () => {
     const calls: string[] = [];
     const features = featuresDouble(calls, [{ ...MODEL, id: "m2", name: "Model Two" }]);
     let changes = 0;
-    new LazyFeatures(vs.api, contextDouble([MODEL]), IDS, () => features.activate(vs.api));
+    new LazyFeatures(vs.api, contextDouble(storedList([MODEL])), IDS, () => features.activate(vs.api));
     const provider = vs.providers.get("ext-vendor")!;
     provider.onDidChangeLanguageModelChatInformation!(() => changes++);
     assert.deepEqual(await provider.provideLanguageModelChatInformation({ silent: true }, token), [MODEL]);
@@ -168,13 +178,25 @@ describe("thin activation", () => {
     const fresh = await provider.provideLanguageModelChatInformation({ silent: true }, token);
     assert.deepEqual(fresh?.map((m) => m.id), ["m2"]);
     assert.equal(features.loads(), 1);
+    assert.equal(changes, 2, "the stored list was served: once loaded, VS Code is asked to query again");
     // The features' own change events now reach VS Code through the stand-in.
     features.changed.fire();
-    assert.equal(changes, 2);
+    assert.equal(changes, 3);
+  });
+
+  it("a list stored by another version or under other settings (changed while VS Code was closed, another workspace) is not served", async () => {
+    for (const stored of [storedList([MODEL], { contextSize: 4096 }, "0.9.0"), storedList([MODEL], { contextSize: 32768 }), [MODEL]]) {
+      const vs = apiDouble();
+      const features = featuresDouble([], [{ ...MODEL, id: "m2" }]);
+      new LazyFeatures(vs.api, contextDouble(stored), IDS, () => features.activate(vs.api));
+      const models = await vs.providers.get("ext-vendor")!.provideLanguageModelChatInformation({ silent: true }, token);
+      assert.deepEqual(models?.map((m) => m.id), ["m2"], JSON.stringify(stored).slice(0, 80));
+      assert.equal(features.loads(), 1);
+    }
   });
 
   it("with no stored list, or a malformed one, the list loads the features and is stored for the next start", async () => {
-    for (const stored of [undefined, [{ id: "m1", name: 3 }], "junk"]) {
+    for (const stored of [undefined, storedList([{ id: "m1", name: 3 }]), storedList([]), "junk"]) {
       const vs = apiDouble();
       const calls: string[] = [];
       const features = featuresDouble(calls);
@@ -183,7 +205,7 @@ describe("thin activation", () => {
       const models = await vs.providers.get("ext-vendor")!.provideLanguageModelChatInformation({ silent: true }, token);
       assert.deepEqual(models, [MODEL]);
       assert.equal(features.loads(), 1);
-      assert.deepEqual(context.globalState.get(MODEL_INFO_KEY), [MODEL]);
+      assert.deepEqual(context.globalState.get(MODEL_INFO_KEY), storedList([MODEL]));
     }
   });
 
@@ -191,7 +213,7 @@ describe("thin activation", () => {
     const vs = apiDouble();
     const calls: string[] = [];
     const features = featuresDouble(calls);
-    new LazyFeatures(vs.api, contextDouble([MODEL]), IDS, () => features.activate(vs.api));
+    new LazyFeatures(vs.api, contextDouble(storedList([MODEL])), IDS, () => features.activate(vs.api));
     const provider = vs.providers.get("ext-vendor")!;
     assert.equal(await provider.provideTokenCount(MODEL, "hello", token), 7);
     await provider.provideLanguageModelChatResponse(MODEL, [], {} as vscode.ProvideLanguageModelChatResponseOptions, { report() {} }, token);
@@ -208,6 +230,8 @@ describe("thin activation", () => {
     const newChat = vs.commands.get("ext.newChat")!;
     assert.throws(() => newChat(), /Stateful Chat could not start: Cannot find module/);
     assert.throws(() => vs.views.get("ext.view")!.resolveWebviewView({} as vscode.WebviewView, {} as vscode.WebviewViewResolveContext, token), /could not start/);
+    // The commands are still there, and say why instead of "command not found".
+    await assert.rejects(Promise.resolve(vs.api.commands.executeCommand("ext.addFile")), /Stateful Chat could not start/);
     assert.equal(loads, 1);
   });
 

@@ -102,4 +102,18 @@ describe("SharedLoads", () => {
     lease.release();
     assert.equal(freed.length, 2, "a release after dispose frees nothing twice");
   });
+
+  it("the last waiter's Stop landing as the load finishes frees the value instead of keeping it with no user", async () => {
+    const freed: string[] = [];
+    const loads = new SharedLoads<string>((v) => freed.push(v));
+    const load = gatedLoad();
+    const stop = new AbortController();
+    const waiting = loads.acquire("m", load.start, stop.signal);
+    // The load completes and the Stop lands before the waiter resumes.
+    load.done.resolve("engine");
+    stop.abort();
+    await assert.rejects(waiting, CancelledError);
+    assert.deepEqual(freed, ["engine"]);
+    assert.deepEqual(loads.loadedValues(), []);
+  });
 });

@@ -20,9 +20,13 @@ export interface ActivationApi {
   readonly window: Pick<typeof vscode.window, "registerWebviewViewProvider" | "registerWebviewPanelSerializer">;
   readonly lm: Pick<typeof vscode.lm, "registerLanguageModelChatProvider">;
   readonly chat: Pick<typeof vscode.chat, "createChatParticipant">;
-  readonly workspace: Pick<typeof vscode.workspace, "onDidChangeConfiguration">;
+  readonly workspace: Pick<typeof vscode.workspace, "onDidChangeConfiguration" | "getConfiguration">;
   readonly EventEmitter: typeof vscode.EventEmitter;
+  readonly ThemeIcon: typeof vscode.ThemeIcon;
 }
+
+/** The chat participant's icon (a codicon), shown before the features load too. */
+const PARTICIPANT_ICON = "comment-discussion";
 
 /** The extension's own section: a change there may change the model list. */
 const SETTINGS_SECTION = "statefulChat";
@@ -59,7 +63,7 @@ export class LazyFeatures<Api> implements FeatureHosts, vscode.Disposable {
     }
     for (const vendor of ids.modelVendors) {
       const changed = new api.EventEmitter<void>();
-      const provider = new LazyModelProvider({ state: context.globalState, load: () => this.load(), vendor, changed });
+      const provider = new LazyModelProvider({ state: context.globalState, fingerprint: () => this.modelListFingerprint(), load: () => this.load(), vendor, changed });
       this.providers.set(vendor, provider);
       this.registrations.push(changed, api.lm.registerLanguageModelChatProvider(vendor, provider));
       // VS Code resolves a provider's models on a selector or on this event; the Chat view's
@@ -70,6 +74,7 @@ export class LazyFeatures<Api> implements FeatureHosts, vscode.Disposable {
       const entry: { participant: vscode.ChatParticipant; handler?: vscode.ChatRequestHandler } = {
         participant: api.chat.createChatParticipant(id, (request, chatContext, stream, token) => this.loadedHandler(id)(request, chatContext, stream, token)),
       };
+      entry.participant.iconPath = new api.ThemeIcon(PARTICIPANT_ICON);
       this.participants.set(id, entry);
       this.registrations.push(entry.participant);
     }
@@ -97,9 +102,18 @@ export class LazyFeatures<Api> implements FeatureHosts, vscode.Disposable {
       this.loaded = { api: this.loadFeatures()(this.context, this) };
       return this.loaded.api;
     } catch (error) {
-      this.failure = error instanceof Error ? error : new Error(String(error));
-      this.failure.message = `Stateful Chat could not start: ${this.failure.message}`;
-      throw this.failure;
+      const failure = error instanceof Error ? error : new Error(String(error));
+      failure.message = `Stateful Chat could not start: ${failure.message}`;
+      this.failure = failure;
+      // Every command the features did not get to register says why, instead of "command not found".
+      for (const id of this.ids.commands) {
+        try {
+          this.commandStandIns.push(this.api.commands.registerCommand(id, () => Promise.reject(failure)));
+        } catch {
+          // Registered by the features before they failed: theirs stays.
+        }
+      }
+      throw failure;
     } finally {
       this.loading = false;
     }
@@ -130,6 +144,12 @@ export class LazyFeatures<Api> implements FeatureHosts, vscode.Disposable {
     for (const d of [...this.commandStandIns, ...this.registrations]) d.dispose();
     this.commandStandIns = [];
     this.registrations.length = 0;
+  }
+
+  /** What the stored model list depends on: our version and our settings as this window resolves them. */
+  private modelListFingerprint(): string {
+    const version = (this.context.extension?.packageJSON as { version?: unknown } | undefined)?.version;
+    return JSON.stringify([version, this.api.workspace.getConfiguration(SETTINGS_SECTION)]);
   }
 
   private runCommand(id: string, args: readonly unknown[]): Thenable<unknown> {

@@ -8,6 +8,8 @@ import { readModelInfo, writeModelInfo } from "./model-info-cache";
 
 export interface LazyProviderDeps {
   readonly state: Pick<vscode.Memento, "get" | "update">;
+  /** What the stored list depends on, now (model-info-cache.ts). */
+  readonly fingerprint: () => string;
   /** Loads the features bundle (once); it attaches its provider for this vendor. */
   readonly load: () => void;
   readonly vendor: string;
@@ -20,6 +22,8 @@ export class LazyModelProvider implements vscode.LanguageModelChatProvider {
   private forwarding: vscode.Disposable | undefined;
   /** The stored list answers only while nothing it depends on may have changed since activation. */
   private cacheValid = true;
+  /** VS Code was answered from the stored list: once the real provider is here, it must ask again. */
+  private servedStored = false;
 
   constructor(private readonly deps: LazyProviderDeps) {
     this.onDidChangeLanguageModelChatInformation = deps.changed.event;
@@ -29,6 +33,8 @@ export class LazyModelProvider implements vscode.LanguageModelChatProvider {
   attach(provider: vscode.LanguageModelChatProvider): vscode.Disposable {
     this.target = provider;
     this.forwarding = provider.onDidChangeLanguageModelChatInformation?.(() => this.deps.changed.fire());
+    // The stored list may miss models added to disk since (or list removed ones): ask VS Code to re-query.
+    if (this.servedStored) this.deps.changed.fire();
     return { dispose: () => this.detach(provider) };
   }
 
@@ -41,11 +47,14 @@ export class LazyModelProvider implements vscode.LanguageModelChatProvider {
 
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<vscode.LanguageModelChatInformation[]> {
     if (!this.target && this.cacheValid) {
-      const stored = readModelInfo(this.deps.state);
-      if (stored) return stored;
+      const stored = readModelInfo(this.deps.state, this.deps.fingerprint());
+      if (stored) {
+        this.servedStored = true;
+        return stored;
+      }
     }
     const models = (await this.provider().provideLanguageModelChatInformation(options, token)) ?? [];
-    await writeModelInfo(this.deps.state, models);
+    await writeModelInfo(this.deps.state, this.deps.fingerprint(), models);
     return models;
   }
 

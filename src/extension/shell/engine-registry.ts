@@ -78,8 +78,14 @@ export class EngineRegistry implements vscode.Disposable {
             );
             // Connecting ends on the signal itself (its requests and waits); one whose last
             // answer came just as it was cancelled is closed again.
-            signal.addEventListener("abort", () => void connecting.then((loaded) => loaded.engine.dispose(), () => undefined), { once: true });
-            return abortable(connecting, signal);
+            const closeLate = () => void connecting.then((loaded) => loaded.engine.dispose(), () => undefined);
+            signal.addEventListener("abort", closeLate, { once: true });
+            // Once connected and handed on, a late Cancel must not close an engine chats now hold.
+            try {
+              return await abortable(connecting, signal);
+            } finally {
+              signal.removeEventListener("abort", closeLate);
+            }
           }
           const engine = await ProxyEngine.start(
             {

@@ -58,9 +58,11 @@ export class SharedLoads<T> {
       if (entry.abandon.signal.aborted) throw new CancelledError();
     } catch (error) {
       entry.users--;
-      if (entry.users === 0 && !entry.loaded && this.entries.get(key) === entry) {
+      // The last waiter gone: a load under way is abandoned, a value that loaded meanwhile is freed.
+      if (entry.users === 0 && this.entries.get(key) === entry) {
         this.entries.delete(key);
-        entry.abandon.abort();
+        if (entry.loaded) this.free(entry.value as T);
+        else entry.abandon.abort();
       }
       throw error;
     }

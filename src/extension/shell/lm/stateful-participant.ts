@@ -175,7 +175,6 @@ function pickedModel(request: vscode.ChatRequest): { readonly vendor: string; re
 
 export function registerStatefulParticipant(context: vscode.ExtensionContext, pools: ModelPools, log: vscode.LogOutputChannel, hosts: FeatureHosts): vscode.Disposable {
   const participant = new StatefulParticipant(context, pools, log);
-  const registered = hosts.createChatParticipant(PARTICIPANT_ID, participant.handler);
-  registered.iconPath = new vscode.ThemeIcon("comment-discussion");
-  return registered;
+  // Its icon is set where it was created, at activation (activation/lazy-features.ts).
+  return hosts.createChatParticipant(PARTICIPANT_ID, participant.handler);
 }
