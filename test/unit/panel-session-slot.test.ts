@@ -170,7 +170,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
     await assert.rejects(ensured, DisposedError);
   });
 
-  it("Stop while opening (cancelOpening) ends the open with CancelledError, gives back what it made, and the next caller opens again", async () => {
+  it("Stop while opening (cancelOpening) ends the open with CancelledError; a session that finished opening anyway is kept, not given back with its engine", async () => {
     const slot = new SessionSlot<CountedLease, CountedSession>();
     const gate = gatedSteps("stopped");
     const ensured = slot.ensure(() => gate.steps);
@@ -179,7 +179,27 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
     slot.cancelOpening(); // open() here does not watch its signal: the slot checks after it
     gate.opened.resolve();
     await assert.rejects(ensured, CancelledError);
-    assert.deepEqual([gate.session.disposed, gate.lease.releases, gate.readyCalls()], [1, 1, 0]);
+    assert.deepEqual([gate.session.disposed, gate.lease.releases, gate.readyCalls()], [0, 0, 1]);
+    assert.equal(slot.session, gate.session);
+    const reopen = gatedSteps("not needed");
+    assert.equal(await slot.ensure(() => reopen.steps), gate.session, "the next message uses it: no second load");
+    assert.equal(reopen.openCalls(), 0);
+    await slot.close();
+    assert.deepEqual([gate.session.disposed, gate.lease.releases], [1, 1]);
+  });
+
+  it("Stop during an acquire that honours the signal ends it with nothing published, and the next caller opens again", async () => {
+    const slot = new SessionSlot<CountedLease, CountedSession>();
+    let opens = 0;
+    const ensured = slot.ensure(() => ({
+      acquire: (signal) => new Promise<CountedLease>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+      open: async () => (opens++, new CountedSession("never")),
+    }));
+    await turn();
+    slot.cancelOpening();
+    await assert.rejects(ensured, CancelledError);
+    assert.equal(opens, 0);
+    assert.equal(slot.session, undefined);
     const again = gatedSteps("again");
     again.acquired.resolve();
     again.opened.resolve();

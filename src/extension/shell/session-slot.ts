@@ -49,7 +49,8 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
   ensure(steps: () => SlotOpening<L, S>): Promise<S> {
     if (!this.opening) {
       const opening: Promise<S> = this.open(steps).catch((error: unknown) => {
-        if (this.opening === opening) this.opening = undefined;
+        // A Stop that came once the session was open kept it (see open()): later callers get it.
+        if (this.opening === opening) this.opening = this.current ? Promise.resolve(this.current) : undefined;
         throw error;
       });
       this.opening = opening;
@@ -58,8 +59,10 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
   }
 
   /**
-   * Stop while the session opens: the open under way ends with CancelledError (what it made
-   * given back) and the next ensure() opens again. Nothing once the session is open.
+   * Stop while the session opens: the open under way ends with CancelledError. Its waits (the
+   * model's load or fetch, a server's first requests) end at once and what they made is given
+   * back; a session that finished opening anyway is kept for the next ensure(). Nothing once
+   * the session is open.
    */
   cancelOpening(): void {
     this.openAbort?.abort(new CancelledError());
@@ -94,8 +97,10 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
       } catch (error) {
         throw ended() ?? error;
       }
+      // Closed meanwhile: give the lease back. A Stop that came as the lease arrived goes on to
+      // open the session and keep it (below); the waits that honour the signal have ended already.
       const gone = ended();
-      if (gone) {
+      if (gone instanceof DisposedError) {
         lease.release();
         throw gone;
       }
@@ -107,7 +112,7 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
         throw ended() ?? error;
       }
       const late = ended();
-      if (late) {
+      if (late instanceof DisposedError) {
         await session.dispose();
         lease.release();
         throw late;
@@ -115,6 +120,10 @@ export class SessionSlot<L extends Releasable, S extends Disposable> {
       this.lease = lease;
       this.current = session;
       steps.ready?.(session, lease);
+      // Stop pressed while the session finished opening: this caller's turn is cancelled, but the
+      // opened session is kept (giving it back could free the engine just loaded, and the next
+      // message would load it again).
+      if (late) throw late;
       return session;
     } finally {
       if (this.openAbort === abort) this.openAbort = undefined;
