@@ -156,7 +156,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     // After a kill the cache is empty until the next turn re-prefills it, and a failed turn can
     // leave ledger tokens pending (a rewind undone: evaluated on the next call): run one, then compare.
     const before = await chat.probeCache();
-    if (before.resyncPending || before.evaluated !== before.ledger) await send(chat);
+    // An empty conversation (a reset just before) has no logits to compare: give it a turn too.
+    if (before.resyncPending || before.evaluated !== before.ledger || chat.ledger.length === 0) await send(chat);
     const check = await chat.probeCache();
     const ledger = [...chat.ledger];
     if (!check.probe || check.resyncPending || check.mismatch) {
