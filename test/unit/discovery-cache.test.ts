@@ -6,12 +6,8 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { DiscoveryCache } from "../../src/extension/models/discovery/cache";
 import type { DiscoveryResult } from "../../src/extension/models/discovery";
+import { deferred } from "../support/deferred";
 
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 function scripted() {
   const calls: Array<ReturnType<typeof deferred<DiscoveryResult>>> = [];

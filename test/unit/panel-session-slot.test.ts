@@ -8,16 +8,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CancelledError, DisposedError } from "../../src/extension/core/errors";
 import { SessionSlot, type SlotOpening } from "../../src/extension/shell/session-slot";
+import { deferred } from "../support/deferred";
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Test double of an engine lease: counts its releases. */
 class CountedLease {

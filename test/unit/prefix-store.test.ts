@@ -23,6 +23,7 @@ import { KvFolderBudget } from "../../src/extension/snapshots/kv-disk-budget";
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { HashState } from "../support/fake-engine";
 import { SnapshotEngine } from "../support/snapshot-engine";
+import { deferred } from "../support/deferred";
 
 const greedy = { temperature: 0 };
 /** ~1,700 byte tokens of instructions every conversation starts with (agent mode's are ~15k). */
@@ -47,11 +48,6 @@ async function ask(engine: SnapshotEngine, pool: SessionPool, question: string, 
   return { reply, tokens };
 }
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe("prefix store", () => {
   let dir: string;

@@ -16,6 +16,7 @@ import { parseRequestLogLine, REQUEST_LOG_FILE, type RequestLogLine } from "../.
 import type { PoolReply } from "../../src/extension/core/request-pool/session-pool";
 import { environmentRecorder, RECORD_REQUESTS_ENV, RequestRecorder } from "../../src/extension/shell/lm/request-recorder";
 import { ByteTokenizer, CHATML_TEMPLATE } from "../support/fake-engine";
+import { deferred } from "../support/deferred";
 
 const tokenizer = new ByteTokenizer();
 const messages: RequestMessage[] = [
@@ -28,12 +29,6 @@ const tools = [{ name: "list_dir", description: "Lists a folder.", parameters: {
 const rendered = renderRequest(new ChatTemplate(CHATML_TEMPLATE, { eosToken: tokenizer.eosText }), tokenizer, messages, tools);
 const REPLY: PoolReply = { sessionId: "s1", cached: 12, prefilled: 30, rewound: 0, restored: "prefix", restoredTokens: 12, generated: 5, stopReason: "eog", position: 47, capacity: 8192 };
 
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
 
 describe("the request recorder", () => {
   const root = mkdtempSync(join(tmpdir(), "request-recorder-"));

@@ -7,16 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CancelledError } from "../../src/extension/core/errors";
 import { SharedLoads } from "../../src/extension/shell/shared-loads";
+import { deferred } from "../support/deferred";
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** A load the test finishes by hand; it records the signal it was given. */
 function gatedLoad() {

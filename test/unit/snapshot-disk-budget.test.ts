@@ -16,14 +16,10 @@ import { SessionPool, type PoolReply } from "../../src/extension/core/request-po
 import { KvFolderBudget } from "../../src/extension/snapshots/kv-disk-budget";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
+import { deferred } from "../support/deferred";
 
 const greedy = { temperature: 0 };
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 async function ask(engine: SnapshotEngine, pool: SessionPool, messages: RequestMessage[], question: string): Promise<PoolReply> {
   messages.push({ role: "user", content: question });

@@ -11,12 +11,8 @@ import { ChatSession } from "../../src/extension/core/chat-session";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
+import { deferred } from "../support/deferred";
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe("SnapshotStore: saves and deletes", () => {
   let dir: string;
