@@ -131,35 +131,25 @@ describe("the first open of a remote engine ends on Stop, Cancel and panel close
     await loaded.engine.dispose();
   });
 
-  it("a signal during the tokenizer check ends the connect with CancelledError and the server sees the request closed", hangGuard, async () => {
-    server.hold("/tokenize");
+  /** Holds the server's answer to `path`, aborts the connect once that request arrived: CancelledError, and the server sees the request closed. */
+  async function stopWhileServerHolds(path: Path): Promise<void> {
+    server.hold(path);
     try {
       const stop = new AbortController();
-      const arrived = server.next("/tokenize");
+      const arrived = server.next(path);
       const connecting = connect(stop.signal);
       const request = await arrived;
       stop.abort();
       await assert.rejects(connecting, CancelledError);
       await request.dropped;
     } finally {
-      server.release("/tokenize");
+      server.release(path);
     }
-  });
+  }
 
-  it("a signal while the server has not answered /props yet (still starting) ends it the same way", hangGuard, async () => {
-    server.hold("/props");
-    try {
-      const stop = new AbortController();
-      const arrived = server.next("/props");
-      const connecting = connect(stop.signal);
-      const request = await arrived;
-      stop.abort();
-      await assert.rejects(connecting, CancelledError);
-      await request.dropped;
-    } finally {
-      server.release("/props");
-    }
-  });
+  it("a signal during the tokenizer check ends the connect with CancelledError and the server sees the request closed", hangGuard, () => stopWhileServerHolds("/tokenize"));
+
+  it("a signal while the server has not answered /props yet (still starting) ends it the same way", hangGuard, () => stopWhileServerHolds("/props"));
 
   /** A chat panel's slot as the shell opens it: the engine from shared loads (one per key), a session on it. */
   function panelOn(loads: SharedLoads<LoadedEngine>, started: () => void = () => undefined) {
