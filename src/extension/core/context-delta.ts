@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import { createPatch } from "diff";
 import { limitToTokens } from "./context-window";
 
-export type ContextKind = "file" | "selection" | "diagnostics" | "outline";
+export const CONTEXT_KINDS = ["file", "selection", "diagnostics", "outline"] as const;
+export type ContextKind = (typeof CONTEXT_KINDS)[number];
 
 /**
  * Why an item is in the context. Automatic items (the active file, its selection and
@@ -17,7 +18,8 @@ export type ContextKind = "file" | "selection" | "diagnostics" | "outline";
  * items the user stops attaching stay silently known (the model has seen them, and
  * mentioning them again sends only their changes).
  */
-export type ContextOrigin = "auto" | "mention" | "pinned";
+export const CONTEXT_ORIGINS = ["auto", "mention", "pinned"] as const;
+export type ContextOrigin = (typeof CONTEXT_ORIGINS)[number];
 
 export interface ContextItem {
   /** Stable identity across turns, e.g. "file:src/a.ts". */
@@ -73,14 +75,40 @@ export interface ContextDelta {
   commit(): void;
 }
 
-interface Sent {
-  readonly hash: string;
+/**
+ * One item the model holds, as saved with a KV snapshot: a chat revived from that snapshot
+ * holds the same context, so it is not sent again (its hash is recomputed from `content`).
+ */
+export interface SavedContextItem {
+  readonly id: string;
   readonly content: string;
   readonly label: string;
   readonly kind: ContextKind;
   readonly origin: ContextOrigin;
   /** The model saw only a prefix: a diff against `content` would be wrong. */
   readonly truncated: boolean;
+}
+
+interface Sent extends Omit<SavedContextItem, "id"> {
+  readonly hash: string;
+}
+
+const isMember = <T extends string>(list: readonly T[], value: unknown): value is T => list.includes(value as T);
+
+/** Saved context items read back from disk, or undefined when any of them is malformed. */
+export function parseSavedContext(raw: unknown): SavedContextItem[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const items: SavedContextItem[] = [];
+  const ids = new Set<string>();
+  for (const value of raw as unknown[]) {
+    if (typeof value !== "object" || value === null) return undefined;
+    const v = value as Record<string, unknown>;
+    if (typeof v.id !== "string" || ids.has(v.id) || typeof v.content !== "string" || typeof v.label !== "string" || typeof v.truncated !== "boolean") return undefined;
+    if (!isMember(CONTEXT_KINDS, v.kind) || !isMember(CONTEXT_ORIGINS, v.origin)) return undefined;
+    ids.add(v.id);
+    items.push({ id: v.id, content: v.content, label: v.label, kind: v.kind, origin: v.origin, truncated: v.truncated });
+  }
+  return items;
 }
 
 function hashOf(text: string): string {
@@ -102,6 +130,16 @@ export class ContextLedger {
 
   get size(): number {
     return this.sent.size;
+  }
+
+  /** What the model holds, to save with the KV cache that holds it. */
+  saved(): SavedContextItem[] {
+    return [...this.sent].map(([id, { content, label, kind, origin, truncated }]) => ({ id, content, label, kind, origin, truncated }));
+  }
+
+  /** The conversation was restored with a cache that holds these items: they are known again. */
+  restore(items: readonly SavedContextItem[]): void {
+    this.sent = new Map(items.map(({ id, ...item }) => [id, { ...item, hash: hashOf(item.content) }]));
   }
 
   /** Ids of everything the model holds. */

@@ -107,6 +107,7 @@ export class ChatPanel extends Disposable {
       snapshots: deps.snapshots,
       isDisposed: () => this.isDisposed,
       conversation: () => conversationOf(this.history.entries),
+      resumedContext: (items) => this.context.restore(items),
       onLoading: () => {
         this.loadFailed = false;
         this.post({ type: "model", state: "loading" });
@@ -289,7 +290,7 @@ export class ChatPanel extends Disposable {
       });
       this.lastStats = stats;
       input.commit();
-      this.deps.snapshots.saveAfterTurn(this.id, session);
+      this.deps.snapshots.saveAfterTurn(this.id, session, this.context.saved());
       if (reply) this.history.finish(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {

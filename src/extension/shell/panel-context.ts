@@ -4,7 +4,7 @@
 // sent is what the chips showed (DESIGN: workspace context, incrementally).
 
 import * as vscode from "vscode";
-import { ContextLedger, type ContextChipData } from "../core/context-delta";
+import { ContextLedger, type ContextChipData, type SavedContextItem } from "../core/context-delta";
 import { planContext, type ContextPlanInput } from "../core/context-plan";
 import type { Tokenizer } from "../core/engine";
 import type { TurnInput } from "../core/turn-runner";
@@ -65,6 +65,17 @@ export class PanelContext extends Disposable {
   clear(): void {
     this.ledger.clear();
     this.choices.clear();
+    this.scheduleRefresh();
+  }
+
+  /** What the model holds, saved with the chat's KV snapshot. */
+  saved(): SavedContextItem[] {
+    return this.ledger.saved();
+  }
+
+  /** A revived chat's cache was restored from its snapshot: the context it holds is known again (not re-sent). */
+  restore(items: readonly SavedContextItem[]): void {
+    this.ledger.restore(items);
     this.scheduleRefresh();
   }
 

@@ -7,6 +7,7 @@ import { withServerStatus } from "../backends/remote/remote-engine";
 import type { ServerStatus } from "../backends/remote/status";
 import { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
+import type { SavedContextItem } from "../core/context-delta";
 import { DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
 import type { ModelView } from "../../webview/protocol/messages";
 import type { EngineLease, EngineRegistry } from "./engine-registry";
@@ -25,6 +26,8 @@ export interface PanelSessionDeps {
   readonly isDisposed: () => boolean;
   /** The conversation to resume the new session with (from the transcript). */
   readonly conversation: () => readonly ChatMessage[];
+  /** The workspace context the resumed session's cache holds (from its snapshot). */
+  readonly resumedContext: (items: readonly SavedContextItem[]) => void;
   readonly onLoading: () => void;
   readonly onReady: (model: ModelView, notice: string | undefined) => void;
   readonly onFailed: (error: StatefulChatError) => void;
@@ -108,7 +111,7 @@ export class PanelSession {
         const session = await ChatSession.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
         try {
           const messages = this.deps.conversation();
-          if (messages.length > 0) await this.deps.snapshots.resume(this.deps.panelId, session, messages);
+          if (messages.length > 0) this.deps.resumedContext(await this.deps.snapshots.resume(this.deps.panelId, session, messages));
           return session;
         } catch (error) {
           await session.dispose();

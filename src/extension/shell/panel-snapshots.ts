@@ -7,6 +7,7 @@
 import type * as vscode from "vscode";
 import type { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
+import type { SavedContextItem } from "../core/context-delta";
 import type { RestoreOutcome, SnapshotStore } from "../snapshots/snapshot-store";
 
 /**
@@ -72,8 +73,12 @@ export class PanelSnapshots implements vscode.Disposable {
     return this.store.unmarkClosed(id).catch(() => undefined);
   }
 
-  /** Resume a revived chat from its snapshot when it matches; otherwise rebuild it from the transcript (re-prefilled on the next turn). */
-  async resume(id: string, session: ChatSession, messages: readonly ChatMessage[]): Promise<void> {
+  /**
+   * Resume a revived chat from its snapshot when it matches; otherwise rebuild it from the
+   * transcript (re-prefilled on the next turn). Resolves with the workspace context the restored
+   * cache holds (none when it was rebuilt: the transcript keeps only what the user typed).
+   */
+  async resume(id: string, session: ChatSession, messages: readonly ChatMessage[]): Promise<readonly SavedContextItem[]> {
     this.claim(id);
     const outcome = await this.store.restore(id, session, messages).catch((error: unknown): RestoreOutcome => ({ kind: "none", reason: String(error) }));
     this.outcomes.set(id, outcome);
@@ -83,15 +88,16 @@ export class PanelSnapshots implements vscode.Disposable {
         ? `Chat ${id}: KV cache restored from its snapshot (${outcome.tokens} tokens)`
         : `Chat ${id}: no usable KV snapshot (${outcome.reason}); the conversation is re-prefilled`,
     );
+    return outcome.kind === "snapshot" ? (outcome.context ?? []) : [];
   }
 
   has(id: string): Promise<boolean> {
     return this.store.has(id);
   }
 
-  /** After a completed turn: save in the background (queued behind the chat's next operation). */
-  saveAfterTurn(id: string, session: ChatSession): void {
-    void this.store.save(id, session).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
+  /** After a completed turn: save in the background (queued behind the chat's next operation), with the context the turn left the model holding. */
+  saveAfterTurn(id: string, session: ChatSession, context?: readonly SavedContextItem[]): void {
+    void this.store.save(id, session, context).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
   }
 
   /** Reset Conversation: the snapshot no longer describes the chat (a save still being written never lands). */

@@ -3,6 +3,7 @@
 // and the ledger hash is recomputed from the stored conversation (no silent corruption).
 
 import { createHash } from "node:crypto";
+import { parseSavedContext, type SavedContextItem } from "../core/context-delta";
 import type { BackendName } from "../core/engine";
 import type { ConversationState } from "../core/turn-runner";
 import type { ModelIdentity } from "./model-identity";
@@ -20,6 +21,8 @@ export interface SnapshotMeta {
   /** Size of the cache file; a shorter file is a truncated one. */
   readonly cacheBytes: number;
   readonly conversation: ConversationState;
+  /** The workspace context that conversation holds (a chat panel's; absent for others and in older snapshots). */
+  readonly context?: readonly SavedContextItem[];
 }
 
 export function ledgerOf(conversation: ConversationState): number[] {
@@ -55,6 +58,7 @@ export function parseMeta(raw: unknown): SnapshotMeta | undefined {
   const ledger = raw.ledger;
   if (!isObject(ledger) || !isCount(ledger.length) || typeof ledger.sha256 !== "string") return undefined;
   if (!isCount(raw.contextSize) || !isCount(raw.cacheBytes) || !isConversation(raw.conversation)) return undefined;
+  if (raw.context !== undefined && parseSavedContext(raw.context) === undefined) return undefined;
   const tokens = ledgerOf(raw.conversation);
   if (tokens.length !== ledger.length || ledgerHash(tokens) !== ledger.sha256) return undefined;
   return raw as unknown as SnapshotMeta;

@@ -15,6 +15,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { basename, dirname, join } from "node:path";
 import type { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
+import type { SavedContextItem } from "../core/context-delta";
 import type { EngineInfo } from "../core/engine";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 import { KvFolderBudget } from "./kv-disk-budget";
@@ -25,7 +26,7 @@ export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
 
 /** What a restore did: the cache loaded, only the conversation (re-prefilled), or nothing usable. */
 export type RestoreOutcome =
-  | { readonly kind: "snapshot"; readonly tokens: number }
+  | { readonly kind: "snapshot"; readonly tokens: number; readonly context?: readonly SavedContextItem[] }
   | { readonly kind: "conversation"; readonly reason: string }
   | { readonly kind: "none"; readonly reason: string };
 
@@ -71,11 +72,11 @@ export class SnapshotStore implements KvFileOwner {
    * Returns the meta written, or undefined when there was nothing to save, the backend cannot,
    * or the chat was deleted (reset, closed) meanwhile.
    */
-  async save(id: string, chat: ChatSession): Promise<SnapshotMeta | undefined> {
+  async save(id: string, chat: ChatSession, context?: readonly SavedContextItem[]): Promise<SnapshotMeta | undefined> {
     if (this.budget.bytes() <= 0) return undefined;
     const ticket = ++this.tickets;
     const { cache, meta } = this.files(id);
-    const pending = await chat.saveSnapshot((conversation, writeCache) => this.writeTemporary(id, ticket, chat.engine.info, conversation, writeCache));
+    const pending = await chat.saveSnapshot((conversation, writeCache) => this.writeTemporary(id, ticket, chat.engine.info, conversation, writeCache, context));
     if (!pending) return undefined;
     const published = await this.chain(id, () => this.publish(id, pending, cache, meta));
     if (published) await this.budget.enforce(cache);
@@ -89,6 +90,7 @@ export class SnapshotStore implements KvFileOwner {
     info: EngineInfo,
     conversation: SnapshotMeta["conversation"],
     writeCache: (path: string) => Promise<number | undefined>,
+    context: readonly SavedContextItem[] | undefined,
   ): Promise<PendingSave | undefined> {
     const { cache, meta } = this.files(id);
     const tempCache = `${cache}.${randomUUID()}.tmp`;
@@ -110,6 +112,7 @@ export class SnapshotStore implements KvFileOwner {
         ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
         cacheBytes: (await stat(tempCache)).size,
         conversation,
+        ...(context ? { context } : {}),
       };
       await writeFile(tempMeta, JSON.stringify(description), "utf8");
       return { ticket, tempCache, tempMeta, description };
@@ -153,7 +156,7 @@ export class SnapshotStore implements KvFileOwner {
           return { kind: "none", reason: checked };
         }
         const adopted = await chat.resume(checked.conversation, cache);
-        if (adopted) return { kind: "snapshot", tokens: checked.ledger.length };
+        if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...(checked.context ? { context: checked.context } : {}) };
         await this.removeFiles(id);
         return { kind: "conversation", reason: "the cache file did not hold the conversation" };
       } finally {

@@ -6,6 +6,7 @@
 
 import * as assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "mocha";
+import * as vscode from "vscode";
 import type { TestingPanel } from "../../../src/extension/shell/testing-api";
 import { api, closeAllPanels, newChat, turn, waitFor } from "./helpers";
 
@@ -59,12 +60,33 @@ describe("KV snapshots", () => {
     const position = panel.position;
     const revived = await reload(panel);
     const stats = await turn(revived, NEXT);
-    assert.deepEqual((await api()).snapshotOutcome(panel.id), { kind: "snapshot", tokens: position });
+    const outcome = (await api()).snapshotOutcome(panel.id);
+    assert.deepEqual(outcome && { kind: outcome.kind, tokens: outcome.kind === "snapshot" ? outcome.tokens : undefined }, { kind: "snapshot", tokens: position });
     assert.equal(stats.cached, position, "cached == the restored position");
     assert.deepEqual(stats.resumed, { from: "snapshot", tokens: position });
     assert.equal(stats.prefilled, expected.prefilled, "only the new turn was prefilled");
     assert.equal(stats.reply, expected.reply, "the same reply as the chat that was never reloaded (greedy)");
     assert.equal(revived.transcript.at(-1)?.stats?.resumed?.from, "snapshot", "the status line says so");
+  });
+
+  it("a revived chat knows the workspace context its snapshot holds: the open file is not sent again", async () => {
+    await closeAllPanels();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, "the test workbench opens a folder");
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, "hello.ts"));
+    try {
+      const panel = await newChat();
+      await turn(panel, "What does this file do?");
+      const sent = (panel.transcript.find((e) => e.role === "user")?.chips ?? []).map((c) => `${c.kind}:${c.label}`);
+      assert.ok(sent.includes("file:hello.ts"), `the first message carried the open file: ${JSON.stringify(sent)}`);
+      const revived = await reload(panel);
+      const stats = await turn(revived, "And in one word?");
+      assert.deepEqual(stats.resumed?.from, "snapshot");
+      const again = revived.transcript.filter((e) => e.role === "user").at(-1)?.chips ?? [];
+      assert.deepEqual(again, [], "nothing of the unchanged file was sent again");
+    } finally {
+      await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    }
   });
 
   it("Reset Conversation deletes the snapshot, and so does closing the chat for good", async () => {
