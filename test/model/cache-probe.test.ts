@@ -14,6 +14,7 @@ import { cacheDiffersFromFreshPrefill, computesExactly } from "../support/cache-
 import { defaultModelFile } from "../support/default-model";
 import { InstrumentedEngine } from "../support/instrumented-engine";
 import { skipWithoutOurBuild } from "../support/our-llama-build";
+import { testThreads } from "../support/test-threads";
 
 /**
  * A bug, simulated: llama.cpp loses the cell at `position` and nothing above it is told
@@ -28,7 +29,7 @@ describe("the cache probe sees a cache that came apart from its ledger (llama.cp
   let llama: LlamaEngine;
   let engine: InstrumentedEngine;
   before(async () => {
-    llama = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 512, threads: 2 });
+    llama = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 512, threads: testThreads() });
     engine = new InstrumentedEngine(llama);
   });
   after(async () => {

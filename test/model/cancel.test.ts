@@ -8,11 +8,12 @@ import { ChatSession } from "../../src/extension/core/chat-session";
 import { CancelledError } from "../../src/extension/core/errors";
 import { defaultModelFile } from "../support/default-model";
 import { InstrumentedEngine } from "../support/instrumented-engine";
+import { testThreads } from "../support/test-threads";
 
 describe("cancel on the default model", () => {
   let engine: InstrumentedEngine;
   before(async () => {
-    engine = new InstrumentedEngine(await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: 2 }));
+    engine = new InstrumentedEngine(await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: testThreads() }));
   });
   after(async () => {
     await engine?.dispose();

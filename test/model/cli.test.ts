@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { defaultModelFile } from "../support/default-model";
 import { runCli } from "../support/run-cli";
+import { testThreads } from "../support/test-threads";
 
 const LONG_CONVERSATION = [
   "Explain what a Python list comprehension is.",
@@ -27,7 +28,7 @@ const turns = (events: Awaited<ReturnType<typeof runCli>>["events"]) => events.f
 describe("stateful-chat chat --json", () => {
   it("answers turns, prefills only new tokens, resets on /reset and reports an empty line", async () => {
     const run = await runCli(
-      ["chat", "--json", "--max-tokens", "24", "--ctx", "2048", "--threads", "2"],
+      ["chat", "--json", "--max-tokens", "24", "--ctx", "2048", "--threads", String(testThreads())],
       ["Write a Python function that adds two numbers.", "Now make it subtract.", "", "/reset", "Write a Python function that adds two numbers."],
     );
     assert.equal(run.code, 0, run.stderr);
@@ -175,7 +176,7 @@ describe("bad input", () => {
 
   it("--speculative lookup and --draft-model: the same replies as --speculative off, with drafted and accepted tokens in the turn events", async () => {
     const lines = ["Write a Python function is_even(n). Reply with code only.", "Repeat that function exactly, then add a docstring to it."];
-    const common = ["chat", "--json", "--max-tokens", "40", "--ctx", "2048", "--threads", "2"];
+    const common = ["chat", "--json", "--max-tokens", "40", "--ctx", "2048", "--threads", String(testThreads())];
     const off = await runCli([...common, "--speculative", "off"], lines);
     const lookup = await runCli([...common, "--speculative", "lookup"], lines);
     // The default model drafting for itself: the same vocabulary, so the check passes and it agrees with itself.

@@ -17,6 +17,7 @@ import {
   type InstrumentedState,
 } from "../support/instrumented-engine";
 import { ourLlamaBuildLoaded, skipWithoutOurBuild } from "../support/our-llama-build";
+import { testThreads } from "../support/test-threads";
 
 const SCRIPT = [
   "Write a Python function that returns the square of a number.",
@@ -31,7 +32,7 @@ describe("core invariants on the default model", () => {
 
   before(async () => {
     engine = new InstrumentedEngine(
-      await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: 2 }),
+      await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: testThreads() }),
     );
   });
   after(async () => {

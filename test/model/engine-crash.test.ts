@@ -11,6 +11,7 @@ import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
 import { greedyFromFresh, greedyFromState, InstrumentedEngine } from "../support/instrumented-engine";
+import { testThreads } from "../support/test-threads";
 
 const FACT = "My name is Ada and my favourite number is 42.";
 const LONG = "Write a long poem about the sea, with many verses.";
@@ -31,7 +32,7 @@ describe("engine process crash recovery (default model)", () => {
   let proxy: ProxyEngine;
   let engine: InstrumentedEngine;
   before(async () => {
-    proxy = await startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 1024, threads: 2 });
+    proxy = await startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 1024, threads: testThreads() });
     engine = new InstrumentedEngine(proxy);
   });
   after(async () => {

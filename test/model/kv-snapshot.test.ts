@@ -16,6 +16,7 @@ import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
+import { testThreads } from "../support/test-threads";
 
 const QUESTIONS = [
   "My name is Ada.",
@@ -31,7 +32,7 @@ const QUESTIONS = [
 ];
 const NEXT = "What is my name?";
 const TURN = { maxTokens: 24 };
-const load = (contextSize: number) => startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize, threads: 2 });
+const load = (contextSize: number) => startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize, threads: testThreads() });
 
 describe("KV snapshots (default model, engine process)", () => {
   let root: string;

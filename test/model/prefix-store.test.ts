@@ -17,6 +17,7 @@ import { commonTokenPrefix } from "../../src/extension/core/request-pool/token-p
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
+import { testThreads } from "../support/test-threads";
 
 const ACTIONS = ["reads a file of the workspace", "replaces a range of lines in a file", "runs a command in the terminal", "searches the workspace for a pattern"];
 /** About 1,500 tokens of agent-style instructions and tools, the same in every conversation. */
@@ -24,7 +25,7 @@ const INSTRUCTIONS = [
   "You are a coding agent in the user's editor. Answer briefly. Use a tool only when the task needs it.",
   ...Array.from({ length: 40 }, (_, i) => `Tool ${i + 1}, named tool_${i + 1}: ${ACTIONS[i % 4]}; arguments: path (string), line ${i + 1}, text (string). Report what it returned.`),
 ].join("\n");
-const load = () => startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 4096, threads: 2 });
+const load = () => startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 4096, threads: testThreads() });
 
 interface Served {
   readonly reply: PoolReply;

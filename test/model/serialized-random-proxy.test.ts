@@ -17,6 +17,7 @@ import { startProxyEngine } from "../support/engine-process";
 import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
 import { InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
+import { testThreads } from "../support/test-threads";
 
 const OPERATIONS = 240;
 const MESSAGES = ["hi", "What is 3 + 4?", "Name a color.", "Write hello world in C.", "Say yes.", "Thanks"];
@@ -28,7 +29,7 @@ describe("serialized session queue through the engine process, with kills", () =
   before(async () => {
     // Kills here are deliberate and many: the crash-loop guard must not stop the test.
     proxy = await startProxyEngine(
-      { modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 512, threads: 2 },
+      { modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 512, threads: testThreads() },
       { guard: { maxCrashes: 1_000, baseDelayMs: 10, maxDelayMs: 50 } },
     );
     engine = new InstrumentedEngine(proxy);

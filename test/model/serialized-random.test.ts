@@ -14,6 +14,7 @@ import { defaultModelFile } from "../support/default-model";
 import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
 import { InstrumentedEngine, type InstrumentedState } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
+import { testThreads } from "../support/test-threads";
 
 const OPERATIONS = 1000;
 const MESSAGES = ["hi", "What is 3 + 4?", "Name a color.", "Write hello world in C.", "Say yes.", "Thanks", "Explain DNS in one line."];
@@ -23,7 +24,7 @@ describe("serialized session queue under random operations", () => {
   let llama: LlamaEngine;
   let engine: InstrumentedEngine;
   before(async () => {
-    llama = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 512, threads: 2 });
+    llama = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 512, threads: testThreads() });
     engine = new InstrumentedEngine(llama);
   });
   after(async () => {

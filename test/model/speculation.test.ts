@@ -22,6 +22,7 @@ import { fixtureModel } from "../support/fixture-models";
 import { startProxyEngine } from "../support/engine-process";
 import { greedyFromFresh, greedyFromState, InstrumentedEngine } from "../support/instrumented-engine";
 import { ourLlamaBuildLoaded, skipWithoutOurBuild } from "../support/our-llama-build";
+import { testThreads } from "../support/test-threads";
 
 const TURNS = 30;
 const TURN = { maxTokens: 48 };
@@ -54,7 +55,7 @@ describe("speculative decoding on the default model", () => {
   let target: LlamaEngine;
   let ours = false;
   before(async () => {
-    target = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: 2 });
+    target = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: 2048, threads: testThreads() });
     ours = await ourLlamaBuildLoaded();
   });
   after(async () => {
@@ -85,7 +86,7 @@ describe("speculative decoding on the default model", () => {
 
 describe("speculative decoding across template rewinds", () => {
   it("a template that drops earlier thoughts: rewinds every turn, same replies, ledger == cache", async (t) => {
-    const fixture = await LlamaEngine.load({ modelPath: fixtureModel("thoughts-dropping"), contextSize: 2048, threads: 2 });
+    const fixture = await LlamaEngine.load({ modelPath: fixtureModel("thoughts-dropping"), contextSize: 2048, threads: testThreads() });
     try {
       if (!(await ourLlamaBuildLoaded())) return skipWithoutOurBuild(t, "needs our llama.cpp build (batch and single-token kernels differ in the prebuilt one)");
       const messages = script().slice(0, 6);
@@ -117,7 +118,7 @@ describe("speculative decoding in the engine process", () => {
   let engine: InstrumentedEngine;
   const scratch = mkdtempSync(join(tmpdir(), "spec-"));
   before(async () => {
-    proxy = await startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 1024, threads: 2, speculative: "lookup" });
+    proxy = await startProxyEngine({ modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 1024, threads: testThreads(), speculative: "lookup" });
     engine = new InstrumentedEngine(proxy);
   });
   after(async () => {

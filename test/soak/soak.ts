@@ -27,6 +27,7 @@ import { InstrumentedEngine } from "../support/instrumented-engine";
 import { seededRandom } from "../support/random";
 import { isTurnPhase, STOP_PHASES, StopPhaseTally, type StopPhaseFigures, type StopPhase } from "./stop-phases";
 import type { TurnCallbacks } from "../../src/extension/core/turn-runner";
+import { testThreads } from "../support/test-threads";
 
 export const SOAK_OPERATIONS = ["send", "send", "sendWhileStreaming", "stop", "stopInPhase", "reset", "reopen", "settings", "kill", "killWhileStreaming"] as const;
 type Operation = (typeof SOAK_OPERATIONS)[number];
@@ -87,7 +88,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
   const snapshots = new SnapshotStore(join(root, "snapshots"));
   // Kills here are deliberate and many: the crash-loop guard must not stop the soak.
   const proxy: ProxyEngine = await startProxyEngine(
-    { modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 512, threads: 2 },
+    { modelPath: defaultModelFile(), backend: "llamacpp", contextSize: 512, threads: testThreads() },
     { guard: { maxCrashes: 1_000_000, baseDelayMs: 10, maxDelayMs: 50 } },
   );
   const engine = new InstrumentedEngine(proxy);

@@ -3,6 +3,16 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "./default-model";
 
+/**
+ * When the real-model files run two at a time (STATEFUL_CHAT_TEST_THREADS, see test-threads.ts),
+ * a chat or bench without --threads gets that many, instead of the machine's calibrated count.
+ */
+function withTestThreads(args: string[]): string[] {
+  const threads = process.env.STATEFUL_CHAT_TEST_THREADS;
+  if (!threads || !["chat", "bench"].includes(args[0]) || args.includes("--threads")) return args;
+  return [...args, "--threads", threads];
+}
+
 export interface CliRun {
   readonly code: number | null;
   readonly events: Array<Record<string, unknown> & { event: string }>;
@@ -12,7 +22,7 @@ export interface CliRun {
 
 export function runCli(args: string[], lines: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, "out", "cli.js"), ...args], {
+    const child = spawn(process.execPath, [join(repoRoot, "out", "cli.js"), ...withTestThreads(args)], {
       env: { ...process.env, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });

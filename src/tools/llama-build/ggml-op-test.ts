@@ -32,18 +32,32 @@ export class GgmlOpTestError extends Error {
 export const GGML_OP_TEST_CMAKE_OPTIONS: readonly string[] = [
   "-DCMAKE_BUILD_TYPE=Release",
   "-DGGML_NATIVE=ON",
-  // As every native build here: ggml's AMX matmul dies with SIGILL on these machines (fast-build.ts).
   `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
   `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
   "-DGGML_OPENMP=OFF",
   "-DBUILD_SHARED_LIBS=OFF",
-  "-DLLAMA_BUILD_TESTS=ON",
-  "-DLLAMA_BUILD_EXAMPLES=OFF",
-  "-DLLAMA_BUILD_TOOLS=OFF",
-  "-DLLAMA_BUILD_SERVER=OFF",
-  "-DLLAMA_CURL=OFF",
-  "-DLLAMA_OPENSSL=OFF",
 ];
+
+/**
+ * test-backend-ops needs only ggml, but llama.cpp's tests/CMakeLists.txt links every test with
+ * libllama and the common library (its TODO TAG_TESTS_LLAMA_LINK), which is most of the compile
+ * (minutes on 2 cores, in CI). This project builds ggml from the patched tree and ggml's own
+ * test source against it, nothing else.
+ */
+export function opTestProject(source: string): string {
+  const path = (p: string) => JSON.stringify(join(source, p).replaceAll("\\", "/"));
+  return [
+    "cmake_minimum_required(VERSION 3.14)",
+    "project(ggml_op_test C CXX)",
+    "set(CMAKE_CXX_STANDARD 17)",
+    "set(CMAKE_CXX_STANDARD_REQUIRED ON)",
+    "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)",
+    `add_subdirectory(${path("ggml")} ggml)`,
+    `add_executable(test-backend-ops ${path("tests/test-backend-ops.cpp")})`,
+    "target_link_libraries(test-backend-ops PRIVATE ggml)",
+    "",
+  ].join("\n");
+}
 
 /**
  * The kernel patch, then a test-only one for generated (`--test-file`) flash attention cases:
@@ -110,8 +124,11 @@ export async function ensureTestBackendOps(root: string, log: (line: string) => 
       throw new GgmlOpTestError(`${patch} does not apply to llama.cpp ${LLAMA_CPP_SDIST.version}: ${String(error)}`);
     });
   }
-  const build = join(work, "build");
-  await run("cmake", ["-S", source, "-B", build, ...GGML_OP_TEST_CMAKE_OPTIONS], work, log);
+  const project = join(work, "op-test");
+  await mkdir(project, { recursive: true });
+  await writeFile(join(project, "CMakeLists.txt"), opTestProject(source));
+  const build = join(work, "build-op-test");
+  await run("cmake", ["-S", project, "-B", build, ...GGML_OP_TEST_CMAKE_OPTIONS], work, log);
   log("building test-backend-ops (several minutes on 2 cores the first time; cached afterwards)…");
   await run("cmake", ["--build", build, "--target", "test-backend-ops", "-j", String(Math.max(1, Math.min(2, cpus().length)))], work, log);
   const binary = join(build, "bin", "test-backend-ops");
