@@ -2,13 +2,15 @@
 // view: code-server + Chromium with our extension installed from its VSIX (the e2e harness), the
 // extension host started with STATEFUL_CHAT_RECORD_REQUESTS, Agent mode, our model. A question in
 // a new conversation, a follow-up, the same question in a new chat, and once more in a new chat
-// with a file open in an editor (open editors are part of what Agent mode sends). Then the
+// with a file open in an editor (open editors are part of what Agent mode sends), and once more
+// in a new chat after a window reload (a fresh extension host and engine: the prefix store on
+// disk is what keeps the preamble from being prefilled again). Then the
 // analysis of the recording (src/tools/request-analysis/): common prefixes, first differences,
 // and the identical runs after them. Not part of `npm test`; it asserts only that requests were
 // recorded.
 //
 //   node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
-//        [--out DIR] [--step-minutes N] [--no-editor-step] [--json]
+//        [--out DIR] [--step-minutes N] [--no-editor-step] [--no-reload-step] [--json]
 //
 // With the default model (a copy of SmolLM2-135M with a tool-calling template, context 8,192)
 // Agent mode's requests (about 16,700 tokens) are refused over capacity, and recorded before the
@@ -24,18 +26,20 @@ import { analysisReport } from "../../src/tools/request-analysis/analysis-report
 import { analyzeRequests } from "../../src/tools/request-analysis/request-analysis";
 import { parseRequestLog, readRequestLog, RequestLogError, type RequestLog } from "../../src/tools/request-analysis/request-log";
 import { startE2ESession, withDiagnostics, type E2ESession } from "../e2e/support/session";
+import { waitForWorkbench } from "../e2e/support/workbench";
 import { repoRoot } from "../support/default-model";
 import { fixtureModel } from "../support/fixture-models";
 import { AgentChatView } from "./agent-chat-view";
 
 const USAGE = `Usage: node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
-         [--out DIR] [--step-minutes N] [--no-editor-step] [--json]
+         [--out DIR] [--step-minutes N] [--no-editor-step] [--no-reload-step] [--json]
   --model PATH      a GGUF whose chat template has tools (default: the default model's tool-template copy)
   --context N       statefulChat.chatProvider.contextSize (default auto: the model's own, capped by memory)
   --threads N       statefulChat.threads (default 1, as in the e2e suite)
   --out DIR         where the recording goes (default bench-results/agent-requests-<time>/)
   --step-minutes N  how long one question may take, tool calls included (default 10; 45 with --model)
-  --no-editor-step  leave out the last conversation, the one with a file open in an editor
+  --no-editor-step  leave out the conversation with a file open in an editor
+  --no-reload-step  leave out the last conversation, the one after a window reload
   --json            print the analysis as JSON instead of the table`;
 
 /** Agent mode lists only models with tool calling: the tool-template copy of the default model. */
@@ -54,6 +58,7 @@ interface Args {
   readonly out?: string;
   readonly stepMinutes: number;
   readonly editorStep: boolean;
+  readonly reloadStep: boolean;
   readonly json: boolean;
 }
 
@@ -72,6 +77,7 @@ function parse(argv: readonly string[]): Args {
         out: { type: "string" },
         "step-minutes": { type: "string" },
         "no-editor-step": { type: "boolean" },
+        "no-reload-step": { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean" },
       },
@@ -95,6 +101,7 @@ function parse(argv: readonly string[]): Args {
     out: values.out,
     stepMinutes: int("step-minutes", values["step-minutes"], 1) ?? (model ? 45 : 10),
     editorStep: !values["no-editor-step"],
+    reloadStep: !values["no-reload-step"],
     json: values.json ?? false,
   };
 }
@@ -194,6 +201,18 @@ async function main(args: Args): Promise<number> {
       await view.ask(QUESTION);
       count = await settle(view, dir, count, "new conversation with hello.ts open", stepMs, log);
       await shot("4-with-an-editor");
+    }
+    if (args.reloadStep) {
+      // A browser reload gives code-server's window a new extension host: our engines start again.
+      await page.reload();
+      await waitForWorkbench(page);
+      await view.open();
+      await view.agentMode();
+      await view.pickModel(modelName);
+      await view.newChat();
+      await view.ask(QUESTION);
+      count = await settle(view, dir, count, "new conversation after a window reload", stepMs, log);
+      await shot("5-after-reload");
     }
   } catch (error) {
     await shot("failed");

@@ -60,13 +60,17 @@ describe("the request recorder", () => {
       ],
     );
     assert.equal(request.tokens.map((t) => request.pieces[t]).join(""), rendered.text, "the pieces decode the whole request");
-    const replied = recording.outcome(serving.promise);
+    const replied = recording.outcome(serving.promise, () => 1234);
     serving.resolve(REPLY);
     assert.deepEqual(await replied, REPLY);
     const [, outcome] = linesOf(dir);
     assert.ok(outcome && outcome.kind === "outcome");
     assert.equal(outcome.id, request.id);
-    assert.deepEqual(outcome.reply, { sessionId: "s1", cached: 12, prefilled: 30, rewound: 0, generated: 5, stopReason: "eog", position: 47, capacity: 8192, restored: "prefix", restoredTokens: 12 });
+    assert.deepEqual(outcome.reply, { sessionId: "s1", cached: 12, prefilled: 30, rewound: 0, generated: 5, stopReason: "eog", position: 47, capacity: 8192, restored: "prefix", restoredTokens: 12, firstTokenMs: 1234 });
+    // It reads back as written (the analysis prints it per request).
+    assert.equal(parseRequestLogLine(JSON.stringify(outcome)).kind, "outcome");
+    assert.deepEqual((parseRequestLogLine(JSON.stringify(outcome)) as typeof outcome).reply?.firstTokenMs, 1234);
+    assert.throws(() => parseRequestLogLine(JSON.stringify({ ...outcome, reply: { ...outcome.reply, firstTokenMs: -1 } })), /firstTokenMs/);
   });
 
   it("a refused request: the error's code is recorded and the same error reaches the caller", async () => {

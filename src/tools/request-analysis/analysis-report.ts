@@ -82,7 +82,8 @@ function outcomeOf(r: AnalyzedRequest): string {
   if (o.error) return `refused: ${o.error.code}`;
   const reply = o.reply!;
   const restored = reply.restored ? `, restored ${reply.restored}${reply.restoredTokens !== undefined ? ` ${count(reply.restoredTokens)}` : ""}` : "";
-  return `${count(reply.cached)} cached, ${count(reply.prefilled)} prefilled, ${count(reply.rewound)} rewound${restored}, ${count(reply.generated)} generated (${reply.stopReason})`;
+  const first = reply.firstTokenMs !== undefined ? `, first token ${count(reply.firstTokenMs)} ms` : "";
+  return `${count(reply.cached)} cached, ${count(reply.prefilled)} prefilled, ${count(reply.rewound)} rewound${restored}, ${count(reply.generated)} generated (${reply.stopReason})${first}`;
 }
 
 /** A window of request text as a JSON string (newlines visible), cut to fit a line. */

@@ -63,6 +63,8 @@ export interface RecordedReply {
   readonly restored?: string;
   readonly restoredTokens?: number;
   readonly parked?: string;
+  /** From the request (rendered, before it waited in the queue) to its first reply token; absent when no token came. */
+  readonly firstTokenMs?: number;
 }
 
 export interface OutcomeRecord {
@@ -115,7 +117,11 @@ export function tokenPiece(tokenizer: Tokenizer): (token: number) => string {
   return (token) => tokenizer.decode([token]);
 }
 
-export function outcomeRecordOf(id: string, at: Date, result: { readonly reply: PoolReply } | { readonly error: unknown }): OutcomeRecord {
+export function outcomeRecordOf(
+  id: string,
+  at: Date,
+  result: { readonly reply: PoolReply; readonly firstTokenMs?: number } | { readonly error: unknown },
+): OutcomeRecord {
   const head = { kind: "outcome", format: REQUEST_RECORD_FORMAT, id, at: at.toISOString() } as const;
   if ("error" in result) {
     const typed = toStatefulChatError(result.error);
@@ -136,6 +142,7 @@ export function outcomeRecordOf(id: string, at: Date, result: { readonly reply: 
       ...(r.restored !== undefined ? { restored: r.restored } : {}),
       ...(r.restoredTokens !== undefined ? { restoredTokens: r.restoredTokens } : {}),
       ...(r.parked !== undefined ? { parked: r.parked } : {}),
+      ...(result.firstTokenMs !== undefined ? { firstTokenMs: result.firstTokenMs } : {}),
     },
   };
 }
@@ -196,6 +203,7 @@ export function parseRequestLogLine(line: string): RequestLogLine {
       ...(r.restored !== undefined ? { restored: text(r, "restored", "reply.restored") } : {}),
       ...(r.restoredTokens !== undefined ? { restoredTokens: count(r, "restoredTokens") } : {}),
       ...(r.parked !== undefined ? { parked: text(r, "parked", "reply.parked") } : {}),
+      ...(r.firstTokenMs !== undefined ? { firstTokenMs: count(r, "firstTokenMs") } : {}),
     };
     return { kind: "outcome", format: REQUEST_RECORD_FORMAT, id, at, reply };
   }

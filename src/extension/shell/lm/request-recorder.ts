@@ -17,8 +17,11 @@ import type { PoolReply } from "../../core/request-pool/session-pool";
 export const RECORD_REQUESTS_ENV = "STATEFUL_CHAT_RECORD_REQUESTS";
 
 export interface RequestRecording {
-  /** Resolves or rejects as `serving` does, after its reply or error is recorded. */
-  outcome(serving: Promise<PoolReply>): Promise<PoolReply>;
+  /**
+   * Resolves or rejects as `serving` does, after its reply or error is recorded; `firstTokenMs`
+   * is asked once it settled (the time from the request to its first token, if one came).
+   */
+  outcome(serving: Promise<PoolReply>, firstTokenMs?: () => number | undefined): Promise<PoolReply>;
 }
 
 const NOT_RECORDING: RequestRecording = { outcome: (serving) => serving };
@@ -57,10 +60,10 @@ export class RequestRecorder {
     );
     if (!written) return NOT_RECORDING;
     return {
-      outcome: async (serving) => {
+      outcome: async (serving, firstTokenMs) => {
         try {
           const reply = await serving;
-          this.append(outcomeRecordOf(id, this.now(), { reply }));
+          this.append(outcomeRecordOf(id, this.now(), { reply, firstTokenMs: firstTokenMs?.() }));
           return reply;
         } catch (error) {
           this.append(outcomeRecordOf(id, this.now(), { error }));

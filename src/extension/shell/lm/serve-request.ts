@@ -70,6 +70,7 @@ export async function serveRequest(
       },
       signal,
     ),
+    () => (firstAt === undefined ? undefined : Math.round(firstAt - started)),
   );
   const ended = performance.now();
   push(decoder.flush());
