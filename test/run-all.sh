@@ -30,8 +30,17 @@ node out/cli.js build-llama --required
 step "unit tests (no model)"
 npm run test:unit
 
-step "real-model tests (default GGUF)"
-npm run test:model
+# Two files at a time, one llama.cpp thread each (test/support/test-threads.ts): most of a
+# file's time is not in llama.cpp (processes, loads, the CLI), so one file alone leaves a core
+# idle. The longest files go first so the two lines end together.
+step "real-model tests (default GGUF), two files at a time on one thread each"
+node --import tsx test/support/make-fixtures.ts
+LONGEST_MODEL_FILES=(test/model/soak.test.ts test/model/speculation.test.ts test/model/history-rendering.test.ts)
+OTHER_MODEL_FILES=()
+for file in test/model/*.test.ts; do
+  case " ${LONGEST_MODEL_FILES[*]} " in *" $file "*) ;; *) OTHER_MODEL_FILES+=("$file") ;; esac
+done
+STATEFUL_CHAT_TEST_THREADS=1 node --import tsx --test --test-concurrency=2 "${LONGEST_MODEL_FILES[@]}" "${OTHER_MODEL_FILES[@]}"
 
 step "Mesa's llvmpipe, a real Vulkan device for the GPU suite (mesa-vulkan-drivers, installed when missing)"
 if [ ! -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then

@@ -32,7 +32,8 @@ export function fixtureModel(name: FixtureName): string {
   mkdirSync(folder, { recursive: true });
   const templateFile = join(folder, `${name}-${hash}.jinja`);
   writeFileSync(templateFile, template);
-  const partial = `${target}.partial`;
+  // Per process: two test files writing the same fixture at once never share a half-written file.
+  const partial = `${target}.${process.pid}.partial`;
   execFileSync(ggufNewMetadata(), [defaultModelFile(), partial, "--chat-template-file", templateFile, "--force"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
