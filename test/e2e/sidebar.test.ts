@@ -137,6 +137,10 @@ describe("the chat in the side bar", { timeout: 40 * 60_000 }, () => {
     // would say "re-prefilled N tokens" here (seen once; the refusal now names what differed).
     const stats = (await replies().last().locator("[data-testid=stats]").textContent()) ?? "";
     assert.doesNotMatch(stats, /re-prefilled/, `status line after the move: ${stats}`);
+    // The restored cache holds shapes.ts as the model last saw it: the chat knows that (its
+    // context ledger is saved with the snapshot), so the unchanged file is not sent again.
+    const chipsAfterMove = await chat.locator("[data-testid=entry][data-role=user]").last().locator(".chip").allTextContents();
+    assert.ok(!chipsAfterMove.some((c) => c.includes("shapes.ts")), `shapes.ts was sent again after the move: ${chipsAfterMove.join(", ")}`);
   });
 
   // The pick opened from the Welcome page's button must stay open: the page takes the focus
