@@ -29,6 +29,7 @@ import type { PanelSnapshots } from "./panel-snapshots";
 import { readSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
 import type { SavedTranscript, TranscriptStore } from "./transcript-store";
+import { composerChoicesOf } from "./saved-transcript";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
 import { statsView } from "./panel-views";
 import { TokenCoalescer } from "./token-coalescer";
@@ -99,6 +100,7 @@ export class ChatPanel extends Disposable {
       modelName: () => this.lifecycle.model?.name,
       resync: () => this.sendInit(),
       logError: (message) => deps.log.error(message),
+      composer: () => this.context.choices.lasting(),
     });
     this.lifecycle = new PanelSession({
       panelId: id,
@@ -145,6 +147,7 @@ export class ChatPanel extends Disposable {
       tokenizer: () => this.lifecycle.session?.engine.tokenizer,
       post: (message) => this.post(message),
       warn: (message) => deps.log.warn(message),
+      onLastingChange: () => this.history.save(),
     }));
     this.applyPort = {
       panelId: id,
@@ -180,7 +183,11 @@ export class ChatPanel extends Disposable {
     // `seed`: a history copy continues as a new chat (the copy in history stays as it was).
     const saved = seed ?? (id ? await deps.store.load(id) : undefined);
     const chat = new ChatPanel(seed ? randomUUID() : (id ?? randomUUID()), surface, deps);
-    if (saved) chat.history.restore(saved);
+    if (saved) {
+      chat.history.restore(saved);
+      const composer = composerChoicesOf(saved);
+      if (composer) chat.context.choices.restoreLasting(composer);
+    }
     void chat.lifecycle.ensure().catch(() => undefined);
     return chat;
   }
@@ -331,8 +338,9 @@ export class ChatPanel extends Disposable {
   }
 
   async reset(): Promise<void> {
-    await this.history.clear();
+    // First: the cleared transcript is saved without the pins the reset takes away.
     this.context.clear();
+    await this.history.clear();
     this.deps.snapshots.forget(this.id);
     if (this.lifecycle.outdated) {
       // The model setting changed since this panel loaded its model: switch on reset.

@@ -34,6 +34,8 @@ export interface PanelContextDeps {
   readonly post: (message: HostToWebview) => void;
   /** Where a failed chip refresh is reported (it would otherwise leave the chips stale, silently). */
   readonly warn: (message: string) => void;
+  /** A pin or the active-file switch changed: the transcript saves them (they outlast a reload). */
+  readonly onLastingChange?: () => void;
 }
 
 export type ContextMessage = Extract<WebviewToHost, { type: "removeChip" | "pinChip" | "setActiveFile" | "mentionQuery" | "addMention" }>;
@@ -84,12 +86,15 @@ export class PanelContext extends Disposable {
     switch (message.type) {
       case "removeChip":
         this.choices.remove(message.id);
+        this.deps.onLastingChange?.();
         break;
       case "pinChip":
         if (message.id.startsWith("file:")) this.choices.pin(message.id.slice(5), message.pinned);
+        this.deps.onLastingChange?.();
         break;
       case "setActiveFile":
         this.choices.activeFileOff = !message.on;
+        this.deps.onLastingChange?.();
         break;
       case "mentionQuery": {
         const options: MentionOption[] = await mentionOptions(message.query, this.deps.files);

@@ -4,6 +4,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { EntryStatus, HostToWebview, TranscriptEntry, TurnStatsView } from "../../webview/protocol/messages";
+import type { ComposerChoices } from "./saved-transcript";
 import { titleOf, type SavedTranscript, type TranscriptStore } from "./transcript-store";
 
 export type MutableEntry = { -readonly [K in keyof TranscriptEntry]: TranscriptEntry[K] };
@@ -17,6 +18,8 @@ export interface TranscriptDeps {
   /** Re-sends the whole transcript (after an entry is removed). */
   readonly resync: () => void;
   readonly logError: (message: string) => void;
+  /** The composer's lasting choices, saved beside the entries. */
+  readonly composer?: () => ComposerChoices;
 }
 
 export class PanelTranscript {
@@ -86,6 +89,7 @@ export class PanelTranscript {
       updatedAt: new Date().toISOString(),
       modelPath: this.deps.modelName(),
       entries: this.list.map((e) => ({ ...e })),
+      ...(this.deps.composer ? { composer: this.deps.composer() } : {}),
     };
   }
 

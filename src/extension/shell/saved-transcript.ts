@@ -11,6 +11,23 @@ export interface SavedTranscript {
   readonly updatedAt: string;
   readonly modelPath?: string;
   readonly entries: readonly TranscriptEntry[];
+  /** The composer's lasting choices (pinned files, the active-file switch); older files lack it. */
+  readonly composer?: ComposerChoices;
+}
+
+/** What the user chose for every message of a chat, kept across a window reload (mentions are for one message only). */
+export interface ComposerChoices {
+  readonly pinned: readonly string[];
+  readonly activeFileOff: boolean;
+}
+
+/** A saved chat's composer choices, or undefined when absent or malformed (then the chat starts with none: the conversation still loads). */
+export function composerChoicesOf(saved: SavedTranscript): ComposerChoices | undefined {
+  const c = saved.composer as unknown;
+  if (typeof c !== "object" || c === null) return undefined;
+  const { pinned, activeFileOff } = c as Record<string, unknown>;
+  if (!Array.isArray(pinned) || !pinned.every((p) => typeof p === "string" && p.length > 0) || typeof activeFileOff !== "boolean") return undefined;
+  return { pinned: [...new Set(pinned as string[])], activeFileOff };
 }
 
 export function isSavedTranscript(value: unknown): value is SavedTranscript {

@@ -7,6 +7,8 @@
 import * as assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TestingPanel } from "../../../src/extension/shell/testing-api";
 import { api, closeAllPanels, newChat, turn, waitFor } from "./helpers";
 
@@ -69,22 +71,29 @@ describe("KV snapshots", () => {
     assert.equal(revived.transcript.at(-1)?.stats?.resumed?.from, "snapshot", "the status line says so");
   });
 
-  it("a revived chat knows the workspace context its snapshot holds: the open file is not sent again", async () => {
+  it("a revived chat knows the workspace context its snapshot holds, and keeps its pins", async () => {
     await closeAllPanels();
     const folder = vscode.workspace.workspaceFolders?.[0];
     assert.ok(folder, "the test workbench opens a folder");
+    const shapes = join(folder.uri.fsPath, "shapes.ts");
+    const original = readFileSync(shapes, "utf8");
     await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, "hello.ts"));
     try {
       const panel = await newChat();
-      await turn(panel, "What does this file do?");
+      panel.receive({ type: "pinChip", id: "file:shapes.ts", pinned: true });
+      await turn(panel, "What do these files do?");
       const sent = (panel.transcript.find((e) => e.role === "user")?.chips ?? []).map((c) => `${c.kind}:${c.label}`);
-      assert.ok(sent.includes("file:hello.ts"), `the first message carried the open file: ${JSON.stringify(sent)}`);
+      assert.ok(sent.includes("file:hello.ts") && sent.includes("file:shapes.ts"), `the first message carried the open and the pinned file: ${JSON.stringify(sent)}`);
       const revived = await reload(panel);
-      const stats = await turn(revived, "And in one word?");
+      // Still pinned after the reload: a change to it goes with the next message (as a diff),
+      // while the unchanged open file, which the restored cache holds, is not sent again.
+      appendFileSync(shapes, "export const added = 1;\n");
+      const stats = await turn(revived, "And now?");
       assert.deepEqual(stats.resumed?.from, "snapshot");
-      const again = revived.transcript.filter((e) => e.role === "user").at(-1)?.chips ?? [];
-      assert.deepEqual(again, [], "nothing of the unchanged file was sent again");
+      const again = (revived.transcript.filter((e) => e.role === "user").at(-1)?.chips ?? []).map((c) => `${c.kind}:${c.label}`);
+      assert.deepEqual(again, ["diff:shapes.ts"], "only the pinned file's change was sent");
     } finally {
+      writeFileSync(shapes, original);
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     }
   });

@@ -70,6 +70,18 @@ export class ContextChoices {
     this.pins.clear();
     this.activeFileOff = false;
   }
+
+  /** The choices that outlast a message (saved with the transcript). */
+  lasting(): { pinned: string[]; activeFileOff: boolean } {
+    return { pinned: [...this.pins], activeFileOff: this.activeFileOff };
+  }
+
+  /** A saved chat reopened: its pins and active-file switch come back. */
+  restoreLasting(saved: { readonly pinned: readonly string[]; readonly activeFileOff: boolean }): void {
+    this.pins.clear();
+    for (const path of saved.pinned) this.pins.add(path);
+    this.activeFileOff = saved.activeFileOff;
+  }
 }
 
 /** The context item id a mention produces (keywords expand to several; this is the main one). */
