@@ -95,8 +95,9 @@ async function replayOurs(args: Args, runs: ReadonlyArray<readonly (Replayed & {
   try {
     for (const [r, requests] of runs.entries()) {
       const engine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: args.context, threads: args.threads });
-      const store = new FilePrefixStore({ dir: folder, key: (await prefixStoreKey(engine.info))! });
-      const pool = new SessionPool(engine, { size: 2, snapshotDir: join(folder, "parked"), prefixStore: store });
+      // The layout lm-pools.ts gives a model's folder: parked sessions in it, prefixes under it.
+      const store = new FilePrefixStore({ dir: join(folder, "prefixes"), key: (await prefixStoreKey(engine.info))! });
+      const pool = new SessionPool(engine, { size: 2, snapshotDir: folder, prefixStore: store });
       try {
         for (const request of requests) {
           const started = performance.now();
