@@ -30,17 +30,34 @@ node out/cli.js build-llama --required
 step "unit tests (no model)"
 npm run test:unit
 
-# Two files at a time, one llama.cpp thread each (test/support/test-threads.ts): most of a
-# file's time is not in llama.cpp (processes, loads, the CLI), so one file alone leaves a core
-# idle. The longest files go first so the two lines end together.
-step "real-model tests (default GGUF), two files at a time on one thread each"
+# Two lines of files at once, one llama.cpp thread each (test/support/test-threads.ts): most of
+# a file's time is not in llama.cpp (processes, loads, the CLI), so one file alone leaves a core
+# idle. The lines are split by the files' measured times (the soak alone is about a third);
+# a new file joins the second line. node --test sorts the files it is given, so each line is
+# its own run. Thread calibration measures 1 against 2 threads: it runs alone, after both.
+step "real-model tests (default GGUF), two lines of files on one thread each"
 node --import tsx test/support/make-fixtures.ts
-LONGEST_MODEL_FILES=(test/model/soak.test.ts test/model/speculation.test.ts test/model/history-rendering.test.ts)
-OTHER_MODEL_FILES=()
+FIRST_LINE=(soak serialized-random core-invariants prefix-store kv-snapshot cancel cache-probe cli-templates engine-crash proxy-contract llama-contract)
+FIRST_FILES=()
+SECOND_FILES=()
 for file in test/model/*.test.ts; do
-  case " ${LONGEST_MODEL_FILES[*]} " in *" $file "*) ;; *) OTHER_MODEL_FILES+=("$file") ;; esac
+  name=$(basename "$file" .test.ts)
+  if [ "$name" = thread-calibration ]; then continue; fi
+  case " ${FIRST_LINE[*]} " in *" $name "*) FIRST_FILES+=("$file") ;; *) SECOND_FILES+=("$file") ;; esac
 done
-STATEFUL_CHAT_TEST_THREADS=1 node --import tsx --test --test-concurrency=2 "${LONGEST_MODEL_FILES[@]}" "${OTHER_MODEL_FILES[@]}"
+mkdir -p .cache
+STATEFUL_CHAT_TEST_THREADS=1 node --import tsx --test --test-concurrency=1 "${FIRST_FILES[@]}" > .cache/model-tests-1.log 2>&1 &
+FIRST_PID=$!
+STATEFUL_CHAT_TEST_THREADS=1 node --import tsx --test --test-concurrency=1 "${SECOND_FILES[@]}" > .cache/model-tests-2.log 2>&1 &
+SECOND_PID=$!
+FIRST_OK=0; wait "$FIRST_PID" || FIRST_OK=$?
+SECOND_OK=0; wait "$SECOND_PID" || SECOND_OK=$?
+cat .cache/model-tests-1.log .cache/model-tests-2.log
+if [ "$FIRST_OK" != 0 ] || [ "$SECOND_OK" != 0 ]; then
+  echo "real-model tests failed (first line: exit $FIRST_OK, second line: exit $SECOND_OK)" >&2
+  exit 1
+fi
+node --import tsx --test test/model/thread-calibration.test.ts
 
 step "Mesa's llvmpipe, a real Vulkan device for the GPU suite (mesa-vulkan-drivers, installed when missing)"
 if [ ! -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then

@@ -72,7 +72,7 @@ describe("a chat panel's snapshot carries its context", () => {
     const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
     const stats = await chat.send({ text: "What is value7?", context: () => delta.text });
     delta.commit();
-    assert.ok(await store.save("chat-a", chat, ledger.saved()), "saved");
+    assert.ok(await store.save("chat-a", chat, { turn: stats.turn, items: ledger.saved() }), "saved");
     await chat.dispose();
     return { messages: [{ role: "user", content: "What is value7?" }, { role: "assistant", content: stats.reply }], ledger };
   }
@@ -90,6 +90,25 @@ describe("a chat panel's snapshot carries its context", () => {
     const rebuilt = await ChatSession.create(engine);
     assert.deepEqual(await panels.resume("chat-a", rebuilt, messages), [], "no snapshot: the file must be sent again");
     await rebuilt.dispose();
+  });
+
+  it("a save that runs after a later turn (queued behind it) leaves the earlier turn's context out", async () => {
+    const store = new SnapshotStore(root);
+    const ledger = new ContextLedger();
+    const delta = ledger.delta([file(source)], budget);
+    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const first = await chat.send({ text: "What is value7?", context: () => delta.text });
+    delta.commit();
+    const captured = { turn: first.turn, items: ledger.saved() };
+    // The next message was already queued: it runs before the save asked for after the first turn.
+    const next = chat.send({ text: "And value8?" });
+    const saving = store.save("chat-a", chat, captured);
+    await next;
+    const meta = await saving;
+    assert.ok(meta, "the cache and conversation were saved");
+    assert.equal(meta.conversation.turns, 2);
+    assert.equal(meta.context, undefined, "not the context of turn 1 beside the cache of turn 2");
+    await chat.dispose();
   });
 
   it("a snapshot whose saved context is malformed is refused and deleted, not half-loaded", async () => {

@@ -297,7 +297,7 @@ export class ChatPanel extends Disposable {
       });
       this.lastStats = stats;
       input.commit();
-      this.deps.snapshots.saveAfterTurn(this.id, session, this.context.saved());
+      this.deps.snapshots.saveAfterTurn(this.id, session, { turn: stats.turn, items: this.context.saved() });
       if (reply) this.history.finish(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {

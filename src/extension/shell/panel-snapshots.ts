@@ -8,7 +8,7 @@ import type * as vscode from "vscode";
 import type { ChatSession } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
 import type { SavedContextItem } from "../core/context-delta";
-import type { RestoreOutcome, SnapshotStore } from "../snapshots/snapshot-store";
+import type { RestoreOutcome, SnapshotStore, TurnContext } from "../snapshots/snapshot-store";
 
 /**
  * How long a closed chat's snapshot is kept before it is deleted. A window reload also
@@ -96,7 +96,7 @@ export class PanelSnapshots implements vscode.Disposable {
   }
 
   /** After a completed turn: save in the background (queued behind the chat's next operation), with the context the turn left the model holding. */
-  saveAfterTurn(id: string, session: ChatSession, context?: readonly SavedContextItem[]): void {
+  saveAfterTurn(id: string, session: ChatSession, context?: TurnContext): void {
     void this.store.save(id, session, context).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
   }
 

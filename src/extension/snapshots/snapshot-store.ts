@@ -30,6 +30,16 @@ export type RestoreOutcome =
   | { readonly kind: "conversation"; readonly reason: string }
   | { readonly kind: "none"; readonly reason: string };
 
+/**
+ * The workspace context a chat panel's model holds after turn `turn`. A save is queued behind
+ * turns sent before it ran, so it may write a later conversation than this: the context is then
+ * left out (a restore re-sends it) rather than saved beside a cache it does not describe.
+ */
+export interface TurnContext {
+  readonly turn: number;
+  readonly items: readonly SavedContextItem[];
+}
+
 /** A save written to temporary files, waiting for its turn to be renamed into place. */
 interface PendingSave {
   readonly ticket: number;
@@ -72,7 +82,7 @@ export class SnapshotStore implements KvFileOwner {
    * Returns the meta written, or undefined when there was nothing to save, the backend cannot,
    * or the chat was deleted (reset, closed) meanwhile.
    */
-  async save(id: string, chat: ChatSession, context?: readonly SavedContextItem[]): Promise<SnapshotMeta | undefined> {
+  async save(id: string, chat: ChatSession, context?: TurnContext): Promise<SnapshotMeta | undefined> {
     if (this.budget.bytes() <= 0) return undefined;
     const ticket = ++this.tickets;
     const { cache, meta } = this.files(id);
@@ -90,7 +100,7 @@ export class SnapshotStore implements KvFileOwner {
     info: EngineInfo,
     conversation: SnapshotMeta["conversation"],
     writeCache: (path: string) => Promise<number | undefined>,
-    context: readonly SavedContextItem[] | undefined,
+    context: TurnContext | undefined,
   ): Promise<PendingSave | undefined> {
     const { cache, meta } = this.files(id);
     const tempCache = `${cache}.${randomUUID()}.tmp`;
@@ -112,7 +122,7 @@ export class SnapshotStore implements KvFileOwner {
         ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
         cacheBytes: (await stat(tempCache)).size,
         conversation,
-        ...(context ? { context } : {}),
+        ...(context && context.turn === conversation.turns ? { context: context.items } : {}),
       };
       await writeFile(tempMeta, JSON.stringify(description), "utf8");
       return { ticket, tempCache, tempMeta, description };

@@ -35,6 +35,8 @@ export const GGML_OP_TEST_CMAKE_OPTIONS: readonly string[] = [
   `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
   `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
   "-DGGML_OPENMP=OFF",
+  // llama.cpp's own CMakeLists turns llamafile's kernels on for ggml; a standalone ggml has them off.
+  "-DGGML_LLAMAFILE=ON",
   "-DBUILD_SHARED_LIBS=OFF",
 ];
 
@@ -71,7 +73,7 @@ function patchesFor(root: string): readonly string[] {
 function cacheKey(patches: readonly string[]): string {
   const hash = createHash("sha256").update(LLAMA_CPP_SDIST.version);
   for (const patch of patches) hash.update(readFileSync(patch));
-  return hash.update(JSON.stringify(GGML_OP_TEST_CMAKE_OPTIONS)).update(cpus()[0]?.model ?? "").digest("hex").slice(0, 16);
+  return hash.update(JSON.stringify(GGML_OP_TEST_CMAKE_OPTIONS)).update(opTestProject("")).update(cpus()[0]?.model ?? "").digest("hex").slice(0, 16);
 }
 
 function run(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<string> {
@@ -128,6 +130,8 @@ export async function ensureTestBackendOps(root: string, log: (line: string) => 
   await mkdir(project, { recursive: true });
   await writeFile(join(project, "CMakeLists.txt"), opTestProject(source));
   const build = join(work, "build-op-test");
+  // The tree of the whole-llama.cpp build this replaced (hundreds of MB) is not needed again.
+  await rm(join(work, "build"), { recursive: true, force: true });
   await run("cmake", ["-S", project, "-B", build, ...GGML_OP_TEST_CMAKE_OPTIONS], work, log);
   log("building test-backend-ops (several minutes on 2 cores the first time; cached afterwards)…");
   await run("cmake", ["--build", build, "--target", "test-backend-ops", "-j", String(Math.max(1, Math.min(2, cpus().length)))], work, log);
