@@ -76,7 +76,9 @@ export class PanelSnapshots implements vscode.Disposable {
   /**
    * Resume a revived chat from its snapshot when it matches; otherwise rebuild it from the
    * transcript (re-prefilled on the next turn). Resolves with the workspace context the restored
-   * cache holds (none when it was rebuilt: the transcript keeps only what the user typed).
+   * conversation holds: the snapshot's (its cache, or its conversation re-prefilled when the
+   * cache file would not load); none when rebuilt from the transcript, which keeps only what the
+   * user typed.
    */
   async resume(id: string, session: ChatSession, messages: readonly ChatMessage[]): Promise<readonly SavedContextItem[]> {
     this.claim(id);
@@ -88,7 +90,7 @@ export class PanelSnapshots implements vscode.Disposable {
         ? `Chat ${id}: KV cache restored from its snapshot (${outcome.tokens} tokens)`
         : `Chat ${id}: no usable KV snapshot (${outcome.reason}); the conversation is re-prefilled`,
     );
-    return outcome.kind === "snapshot" ? (outcome.context ?? []) : [];
+    return outcome.kind === "none" ? [] : (outcome.context ?? []);
   }
 
   has(id: string): Promise<boolean> {

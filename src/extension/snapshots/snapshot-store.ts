@@ -27,7 +27,7 @@ export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
 /** What a restore did: the cache loaded, only the conversation (re-prefilled), or nothing usable. */
 export type RestoreOutcome =
   | { readonly kind: "snapshot"; readonly tokens: number; readonly context?: readonly SavedContextItem[] }
-  | { readonly kind: "conversation"; readonly reason: string }
+  | { readonly kind: "conversation"; readonly reason: string; readonly context?: readonly SavedContextItem[] }
   | { readonly kind: "none"; readonly reason: string };
 
 /**
@@ -168,7 +168,8 @@ export class SnapshotStore implements KvFileOwner {
         const adopted = await chat.resume(checked.conversation, cache);
         if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...(checked.context ? { context: checked.context } : {}) };
         await this.removeFiles(id);
-        return { kind: "conversation", reason: "the cache file did not hold the conversation" };
+        // The snapshot's conversation is kept (re-prefilled), context and all.
+        return { kind: "conversation", reason: "the cache file did not hold the conversation", ...(checked.context ? { context: checked.context } : {}) };
       } finally {
         this.restoring.delete(id);
       }
