@@ -84,7 +84,9 @@ step "VS Code integration tests (real extension host in code-server)"
 npm run test:integration
 
 step "end-to-end: the user's path in code-server + Chromium"
-npm run test:e2e
+# One VSIX for every session of the suite (test/e2e/support/shared-vsix.ts), packaged here.
+node --import tsx test/e2e/support/package-shared-vsix.ts .cache/e2e/stateful-chat.vsix
+STATEFUL_CHAT_E2E_VSIX="$PWD/.cache/e2e/stateful-chat.vsix" npm run test:e2e
 
 step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops): its result"
 OP_OK=0

@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { packageVsix, vsceTarget } from "../../src/tools/launcher/vsix";
+import { vsceTarget } from "../../src/tools/launcher/vsix";
+import { vsixFor } from "./support/shared-vsix";
 import { log, provision, type Provisioned } from "../integration/harness/provision";
 import { extractVsix, vsixFiles } from "./support/vsix-contents";
 
@@ -30,7 +31,7 @@ describe("the VSIX", { timeout: 10 * 60_000 }, () => {
 
   before(async () => {
     env = await provision();
-    vsix = (await packageVsix(env.paths.repo, join(env.paths.runs, "vsix-check", "stateful-chat.vsix"), log)).path;
+    vsix = (await vsixFor(env.paths.repo, join(env.paths.runs, "vsix-check", "stateful-chat.vsix"), log)).path;
     files = vsixFiles(vsix);
   });
   after(() => {

@@ -8,7 +8,7 @@ import { installExtension, startCodeServer, type RunningCodeServer } from "../..
 import { prepareScratch } from "../../../src/tools/launcher/scratch";
 import { defaultSettings, writeUserSettings } from "../../../src/tools/launcher/user-settings";
 import { DESKTOP_SAVE_SETTINGS } from "../../support/workbench-settings";
-import { packageVsix } from "../../../src/tools/launcher/vsix";
+import { vsixFor } from "./shared-vsix";
 import { launchBrowser, type Browser } from "../../integration/harness/browser";
 import { log, provision } from "../../integration/harness/provision";
 import { makeWorkspace } from "../../integration/harness/scratch-workspace";
@@ -43,7 +43,7 @@ export async function startE2ESession(name: string, settings: Record<string, unk
   const { paths, toolchain, chromium, modelPath } = await provision();
   const scratch = prepareScratch(paths.runs, `e2e-${name}`, true);
   const folder = makeWorkspace(scratch.root);
-  const vsix = await packageVsix(paths.repo, join(scratch.root, "stateful-chat.vsix"), log);
+  const vsix = await vsixFor(paths.repo, join(scratch.root, "stateful-chat.vsix"), log);
   log(`VSIX ${(vsix.bytes / 1e6).toFixed(1)} MB`);
   await installExtension(toolchain, scratch, vsix.path);
   // One llama.cpp thread: one per core (the default) collapses decoding on a shared 2-core box.
