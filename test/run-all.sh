@@ -27,8 +27,24 @@ node out/cli.js build-llama --required
 # Required above, so a check that needs our build (speculation, core invariants) fails here instead of skipping.
 [ "${STATEFUL_CHAT_LLAMA_BUILD:-}" = prebuilt ] || export STATEFUL_CHAT_REQUIRE_FAST_BUILD=1
 
+# ggml's own operator test on our flash-attention kernel: test-backend-ops compiled against the
+# engine build's ggml (about a minute on one core) while the unit tests run on the other.
+step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops), in the background"
+mkdir -p .cache
+node out/cli.js test-flash-attn > .cache/ggml-op-test.log 2>&1 &
+OP_TEST=$!
+
 step "unit tests (no model)"
 npm run test:unit
+
+step "ggml CPU flash attention: its result"
+OP_OK=0
+wait "$OP_TEST" || OP_OK=$?
+cat .cache/ggml-op-test.log
+if [ "$OP_OK" != 0 ]; then
+  echo "the ggml op test failed" >&2
+  exit 1
+fi
 
 # Two lines of files at once, one llama.cpp thread each (test/support/test-threads.ts): most of
 # a file's time is not in llama.cpp (processes, loads, the CLI), so one file alone leaves a core
@@ -69,16 +85,10 @@ fi
 # of compiling on 2 cores when not cached). The VS Code suites below run llama.cpp on one
 # thread, so the build takes the other core meanwhile, in the background; its log is printed if
 # it fails.
-# The ggml op test (test-backend-ops on our grouped flash-attention kernel, about 8 min of
-# compiling and running) follows it on the same background line; it is waited for, and its
-# log printed, after the e2e suite.
-step "llama-server for the remote backend tests, then the ggml op test: building in the background (cached in .cache/peer, .cache/ggml-op-test)"
+step "llama-server for the remote backend tests: building in the background (cached in .cache/peer)"
 mkdir -p .cache
 node out/cli.js build-peer-server --jobs 1 > .cache/peer-server-build.log 2>&1 &
 PEER_SERVER_BUILD=$!
-( while kill -0 "$PEER_SERVER_BUILD" 2>/dev/null; do sleep 5; done
-  node out/cli.js test-flash-attn ) > .cache/ggml-op-test.log 2>&1 &
-OP_TEST=$!
 
 step "VS Code integration tests (real extension host in code-server)"
 npm run test:integration
@@ -87,15 +97,6 @@ step "end-to-end: the user's path in code-server + Chromium"
 # One VSIX for every session of the suite (test/e2e/support/shared-vsix.ts), packaged here.
 node --import tsx test/e2e/support/package-shared-vsix.ts .cache/e2e/stateful-chat.vsix
 STATEFUL_CHAT_E2E_VSIX="$PWD/.cache/e2e/stateful-chat.vsix" npm run test:e2e
-
-step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops): its result"
-OP_OK=0
-wait "$OP_TEST" || OP_OK=$?
-cat .cache/ggml-op-test.log
-if [ "$OP_OK" != 0 ]; then
-  echo "the ggml op test failed" >&2
-  exit 1
-fi
 
 # The GPU suite (llvmpipe computes on the CPU, several minutes) runs beside the lighter
 # single-threaded suites below; it is waited for, and its log printed, before the remote suite.

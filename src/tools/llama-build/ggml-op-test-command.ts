@@ -5,7 +5,7 @@ import { FastBuildUnavailableError } from "./fast-llama-build";
 import { GgmlOpTestError, runFlashAttnOpTest } from "./ggml-op-test";
 
 export const TEST_FLASH_ATTN_USAGE = `Usage: stateful-chat test-flash-attn [--all]
-  Builds test-backend-ops from the patched llama.cpp source (once; cached in .cache/ggml-op-test)
+  Compiles test-backend-ops against our engine build's ggml (once; cached in .cache/ggml-op-test)
   and compares the grouped FLASH_ATTN_EXT kernel with ggml's reference on the CPU backend.
   Default: head sizes 64 and 128, F16 K/V, batches 1-17 (npm test). --all: every case the
   kernel takes over (any head size, F16 or F32 K/V, batches 1-63).`;

@@ -1,20 +1,18 @@
-// ggml's own operator test, `test-backend-ops`, built from the same patched llama.cpp source
-// as our engine build, to check the grouped CPU flash attention kernel
+// ggml's own operator test, `test-backend-ops`, compiled against our engine build's ggml
+// libraries, to check the grouped CPU flash attention kernel
 // (src/tools/llama-build/patches/ggml-flash-attn-grouped.patch) against ggml's reference. In this
 // llama.cpp version `test-backend-ops -b CPU` compares the CPU backend with a second CPU
 // backend switched to its reference mode (`ggml_backend_cpu_set_use_ref`), and the patch
 // hands reference-mode graphs back to upstream's per-row scalar loop: patched kernel against
 // upstream's kernel, in one binary. Cached under `.cache/ggml-op-test/<key>/`.
 
-import { NO_AMX_FLAGS } from "../../extension/backends/llamacpp/fast-build";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { cpus } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runCapturing } from "../launcher/run-command";
-import { ensureToolchain, GGML_CPU_PATCH } from "./fast-llama-build";
+import { ensureFastLlamaBuild, ensureToolchain, GGML_CPU_PATCH } from "./fast-llama-build";
 import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "./llama-cpp-source";
 
 export class GgmlOpTestError extends Error {
@@ -24,56 +22,33 @@ export class GgmlOpTestError extends Error {
   }
 }
 
-/**
- * CPU only, native flags like our engine build, static so the cached binary is one file.
- * OpenMP off, as in our engine build (FAST_BUILD_CMAKE_OPTIONS): the kernel then runs on
- * ggml's own threadpool, whose barrier and chunk counter it uses, as it does in the product.
- */
-export const GGML_OP_TEST_CMAKE_OPTIONS: readonly string[] = [
-  "-DCMAKE_BUILD_TYPE=Release",
-  "-DGGML_NATIVE=ON",
-  `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
-  `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
-  "-DGGML_OPENMP=OFF",
-  // llama.cpp's own CMakeLists turns llamafile's kernels on for ggml; a standalone ggml has them off.
-  "-DGGML_LLAMAFILE=ON",
-  "-DBUILD_SHARED_LIBS=OFF",
-];
+/** The test program itself: plain C++17; the kernels it checks are in the engine's libraries. */
+const TEST_COMPILE_FLAGS: readonly string[] = ["-O2", "-std=c++17", "-pthread"];
 
-/**
- * test-backend-ops needs only ggml, but llama.cpp's tests/CMakeLists.txt links every test with
- * libllama and the common library (its TODO TAG_TESTS_LLAMA_LINK), which is most of the compile
- * (minutes on 2 cores, in CI). This project builds ggml from the patched tree and ggml's own
- * test source against it, nothing else.
- */
-export function opTestProject(source: string): string {
-  const path = (p: string) => JSON.stringify(join(source, p).replaceAll("\\", "/"));
-  return [
-    "cmake_minimum_required(VERSION 3.14)",
-    "project(ggml_op_test C CXX)",
-    "set(CMAKE_CXX_STANDARD 17)",
-    "set(CMAKE_CXX_STANDARD_REQUIRED ON)",
-    "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)",
-    `add_subdirectory(${path("ggml")} ggml)`,
-    `add_executable(test-backend-ops ${path("tests/test-backend-ops.cpp")})`,
-    "target_link_libraries(test-backend-ops PRIVATE ggml)",
-    "",
-  ].join("\n");
+/** The engine build's ggml libraries (libggml, libggml-base, libggml-cpu), by path. */
+function ggmlLibraries(release: string, names: readonly string[]): string[] {
+  const wanted = [/^libggml\.(v[\w.]+\.)?so$/, /^libggml-base\.(v[\w.]+\.)?so$/, /^libggml-cpu\.(v[\w.]+\.)?so$/];
+  const found = wanted.map((pattern) => names.find((name) => pattern.test(name)));
+  if (found.some((name) => name === undefined)) {
+    throw new GgmlOpTestError(`the engine build in ${release} lacks a ggml library (found: ${names.filter((n) => n.startsWith("libggml")).join(", ") || "none"})`);
+  }
+  return found.map((name) => join(release, name!));
+}
+
+function cacheKey(patches: readonly string[], engineBuild: string): string {
+  const hash = createHash("sha256").update(LLAMA_CPP_SDIST.version).update(engineBuild).update(JSON.stringify(TEST_COMPILE_FLAGS));
+  for (const patch of patches) hash.update(readFileSync(patch));
+  return hash.digest("hex").slice(0, 16);
 }
 
 /**
- * The kernel patch, then a test-only one for generated (`--test-file`) flash attention cases:
- * they may ask for upstream's sparse mask, and their sentinels get initialized (uninitialized,
- * an identical NaN pattern in both backends' copies sometimes failed a correct case).
+ * The kernel patch (its headers are the engine's), then a test-only one for generated
+ * (`--test-file`) flash attention cases: they may ask for upstream's sparse mask, and their
+ * sentinels get initialized (uninitialized, an identical NaN pattern in both backends' copies
+ * sometimes failed a correct case).
  */
 function patchesFor(root: string): readonly string[] {
   return [join(root, GGML_CPU_PATCH), join(root, "src", "tools", "llama-build", "patches", "test-backend-ops-generic-fa.patch")];
-}
-
-function cacheKey(patches: readonly string[]): string {
-  const hash = createHash("sha256").update(LLAMA_CPP_SDIST.version);
-  for (const patch of patches) hash.update(readFileSync(patch));
-  return hash.update(JSON.stringify(GGML_OP_TEST_CMAKE_OPTIONS)).update(opTestProject("")).update(cpus()[0]?.model ?? "").digest("hex").slice(0, 16);
 }
 
 function run(command: string, args: readonly string[], cwd: string, log: (line: string) => void): Promise<string> {
@@ -96,14 +71,19 @@ export interface TestBackendOps {
 }
 
 /**
- * `.cache/ggml-op-test/<key>/test-backend-ops`, built on a miss. The CMake tree
- * (`.cache/ggml-op-test/work-<version>/`) is kept: after a patch changes, the patched files
- * are restored from the pristine source and patched again, so a rebuild compiles only them.
+ * `.cache/ggml-op-test/<key>/test-backend-ops`: ggml's test program compiled against the very
+ * ggml libraries our engine loads (the build-llama output, with the kernel patch), so what is
+ * checked is the product's kernel, not a second build of it. Only the test's own source is
+ * compiled (about a minute on one core); llama.cpp's test CMake would also build ggml, libllama
+ * and the common library (its TODO TAG_TESTS_LLAMA_LINK). The key follows the engine build.
  */
 export async function ensureTestBackendOps(root: string, log: (line: string) => void = () => {}): Promise<TestBackendOps> {
+  const engine = await ensureFastLlamaBuild(root, log);
+  const release = join(engine.folder, "Release");
+  const libraries = ggmlLibraries(release, await readdir(release));
   const patches = patchesFor(root);
   const cacheRoot = join(root, ".cache", "ggml-op-test");
-  const keyDir = join(cacheRoot, cacheKey(patches));
+  const keyDir = join(cacheRoot, cacheKey(patches, basename(engine.folder)));
   const cached = join(keyDir, "test-backend-ops");
   const opFile = join(keyDir, "flash-attn-op");
   if (existsSync(cached) && existsSync(opFile)) return { path: cached, flashAttnOp: Number(readFileSync(opFile, "utf8")), built: false };
@@ -112,32 +92,28 @@ export async function ensureTestBackendOps(root: string, log: (line: string) => 
   const pristine = await ensureLlamaCppSource(join(root, ".cache"), log).catch((error: unknown) => {
     throw new GgmlOpTestError(error instanceof Error ? error.message : String(error));
   });
+  // The test and the headers, patched in a copy (the rest of the tree is not compiled here).
   const work = join(cacheRoot, `work-${LLAMA_CPP_SDIST.version}`);
   const source = join(work, "llama.cpp");
-  if (!existsSync(join(source, "CMakeLists.txt"))) {
-    await rm(work, { recursive: true, force: true });
-    await mkdir(work, { recursive: true });
-    await cp(pristine, source, { recursive: true });
-  } else {
-    for (const file of patches.flatMap(patchedFiles)) await cp(join(pristine, file), join(source, file));
-  }
+  await rm(work, { recursive: true, force: true });
+  const needed = ["tests/test-backend-ops.cpp", ...patches.flatMap(patchedFiles)];
+  await cp(join(pristine, "ggml", "include"), join(source, "ggml", "include"), { recursive: true });
+  for (const file of needed) await cp(join(pristine, file), join(source, file), { recursive: true });
   for (const patch of patches) {
     await run("patch", ["-p3", "--forward", "--silent", "-d", source, "-i", patch], work, log).catch((error: unknown) => {
       throw new GgmlOpTestError(`${patch} does not apply to llama.cpp ${LLAMA_CPP_SDIST.version}: ${String(error)}`);
     });
   }
-  const project = join(work, "op-test");
-  await mkdir(project, { recursive: true });
-  await writeFile(join(project, "CMakeLists.txt"), opTestProject(source));
-  const build = join(work, "build-op-test");
-  // The tree of the whole-llama.cpp build this replaced (hundreds of MB) is not needed again.
-  await rm(join(work, "build"), { recursive: true, force: true });
-  await run("cmake", ["-S", project, "-B", build, ...GGML_OP_TEST_CMAKE_OPTIONS], work, log);
-  log("building test-backend-ops (several minutes on 2 cores the first time; cached afterwards)…");
-  await run("cmake", ["--build", build, "--target", "test-backend-ops", "-j", String(Math.max(1, Math.min(2, cpus().length)))], work, log);
-  const binary = join(build, "bin", "test-backend-ops");
-  if (!existsSync(binary)) throw new GgmlOpTestError(`the build finished but ${binary} is missing`);
-  // Other keys' binaries are stale (another patch): only the current one is kept.
+  log("compiling test-backend-ops against the engine's ggml (about a minute; cached afterwards)…");
+  const binary = join(work, "test-backend-ops");
+  await run(
+    "c++",
+    [...TEST_COMPILE_FLAGS, "-I", join(source, "ggml", "include"), "-o", binary, join(source, "tests", "test-backend-ops.cpp"), ...libraries, `-Wl,-rpath,${release}`],
+    work,
+    log,
+  );
+  if (!existsSync(binary)) throw new GgmlOpTestError(`the compiler finished but ${binary} is missing`);
+  // Other keys' binaries are stale (another patch or engine build): only the current one is kept.
   for (const entry of await readdir(cacheRoot)) {
     if (/^[0-9a-f]{16}$/.test(entry)) await rm(join(cacheRoot, entry), { recursive: true, force: true });
   }
