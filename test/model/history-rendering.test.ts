@@ -101,7 +101,7 @@ function assertBounded(fixture: string, { stats, prefilled, naive }: Measured, e
 
 // Each chat has its own engine on one thread, so two run at a time on the two cores the suite
 // is sized for (CI time; the checks are per chat and independent of timing); one at a time
-// when npm test runs this file beside another (STATEFUL_CHAT_TEST_THREADS=1).
+// when the suite runs on one thread (STATEFUL_CHAT_TEST_THREADS=1).
 describe("any chat template, on the real default model (10 greedy turns each)", { concurrency: testThreads() }, () => {
   it("plain ChatML: append-only, rewound 0 on every turn", async () => {
     assertBounded("chatml", await converse("chatml", "template"), true);

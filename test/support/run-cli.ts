@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { repoRoot } from "./default-model";
 
 /**
- * When the real-model files run two at a time (STATEFUL_CHAT_TEST_THREADS, see test-threads.ts),
- * a chat or bench without --threads gets that many, instead of the machine's calibrated count.
+ * With STATEFUL_CHAT_TEST_THREADS set (test-threads.ts), a chat or bench without --threads gets
+ * that many, instead of the machine's calibrated count.
  */
 function withTestThreads(args: string[]): string[] {
   const threads = process.env.STATEFUL_CHAT_TEST_THREADS;

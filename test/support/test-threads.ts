@@ -1,7 +1,7 @@
-// How many llama.cpp threads a real-model test gives its engine. Alone on a 2-core machine a
-// test uses both (the default, 2). `npm test` runs the real-model files two at a time, one
-// thread each (STATEFUL_CHAT_TEST_THREADS=1): two engines of two threads on two cores would
-// spin against each other in ggml's barrier. What a test checks does not depend on it.
+// How many llama.cpp threads a real-model test gives its engine: 2 (both cores of the machine
+// the suite is sized for) unless STATEFUL_CHAT_TEST_THREADS says otherwise, e.g. 1 to run the
+// suite beside other work (two engines of two threads on two cores spin against each other in
+// ggml's barrier). What a test checks does not depend on it.
 
 import { availableParallelism } from "node:os";
 
