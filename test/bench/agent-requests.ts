@@ -48,6 +48,8 @@ const QUESTION = "Which files are in this workspace? List them.";
 const FOLLOW_UP = "What does hello.ts export?";
 /** A step is over when every recorded request has its outcome and nothing new came for this long (VS Code runs a tool between two requests). */
 const QUIET_MS = 8_000;
+/** A question that has sent nothing to our model after this long gets a screenshot (what is the Chat view waiting for?). */
+const STALL_MS = 45_000;
 /** Tool confirmations clicked per question, so a model that keeps calling tools ends the step. */
 const APPROVALS_PER_STEP = 3;
 
@@ -125,8 +127,10 @@ function recorded(dir: string): RequestLog["requests"] {
  * outcome, and none new for QUIET_MS. Tool confirmations are allowed meanwhile (a few per step).
  * Resolves with the number of requests recorded.
  */
-async function settle(view: AgentChatView, dir: string, before: number, what: string, timeoutMs: number, log: (line: string) => void): Promise<number> {
+async function settle(view: AgentChatView, dir: string, before: number, what: string, timeoutMs: number, log: (line: string) => void, stalled?: () => Promise<unknown>): Promise<number> {
   const deadline = Date.now() + timeoutMs;
+  const stallAt = Date.now() + STALL_MS;
+  let stallShown = false;
   let approvals = 0;
   let seen = "";
   let changedAt = Date.now();
@@ -138,6 +142,11 @@ async function settle(view: AgentChatView, dir: string, before: number, what: st
     if (state !== seen) {
       seen = state;
       changedAt = Date.now();
+    }
+    if (!stallShown && requests.length === before && Date.now() > stallAt) {
+      stallShown = true;
+      log(`${what}: no request reached our model in ${STALL_MS / 1000} s (screenshot taken)`);
+      await stalled?.();
     }
     if (requests.length > before && answered === requests.length && Date.now() - changedAt >= QUIET_MS) {
       const mine = requests.slice(before);
@@ -187,19 +196,19 @@ async function main(args: Args): Promise<number> {
     await shot("1-ready");
     let count = 0;
     await view.ask(QUESTION);
-    count = await settle(view, dir, count, "new conversation", stepMs, log);
+    count = await settle(view, dir, count, "new conversation", stepMs, log, () => shot("stalled"));
     await view.ask(FOLLOW_UP);
-    count = await settle(view, dir, count, "follow-up", stepMs, log);
+    count = await settle(view, dir, count, "follow-up", stepMs, log, () => shot("stalled"));
     await shot("2-first-conversation");
     await view.newChat();
     await view.ask(QUESTION);
-    count = await settle(view, dir, count, "second new conversation", stepMs, log);
+    count = await settle(view, dir, count, "second new conversation", stepMs, log, () => shot("stalled"));
     await shot("3-second-conversation");
     if (args.editorStep) {
       await view.openFile("hello.ts", "export function hello");
       await view.newChat();
       await view.ask(QUESTION);
-      count = await settle(view, dir, count, "new conversation with hello.ts open", stepMs, log);
+      count = await settle(view, dir, count, "new conversation with hello.ts open", stepMs, log, () => shot("stalled"));
       await shot("4-with-an-editor");
     }
     if (args.reloadStep) {
@@ -211,7 +220,7 @@ async function main(args: Args): Promise<number> {
       await view.pickModel(modelName);
       await view.newChat();
       await view.ask(QUESTION);
-      count = await settle(view, dir, count, "new conversation after a window reload", stepMs, log);
+      count = await settle(view, dir, count, "new conversation after a window reload", stepMs, log, () => shot("stalled"));
       await shot("5-after-reload");
     }
   } catch (error) {
