@@ -195,6 +195,11 @@ async function main(args: Args): Promise<number> {
     await view.pickModel(modelName);
     await shot("1-ready");
     let count = 0;
+    if (process.env.AGENT_REQUESTS_WARM_UP) {
+      await view.ask("@stateful Say hi.");
+      count = await settle(view, dir, count, "warm-up through @stateful", stepMs, log, () => shot("stalled-warm-up"));
+      await view.newChat();
+    }
     await view.ask(QUESTION);
     count = await settle(view, dir, count, "new conversation", stepMs, log, () => shot("stalled"));
     await view.ask(FOLLOW_UP);

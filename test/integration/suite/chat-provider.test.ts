@@ -77,6 +77,8 @@ class Conversation {
   }
 }
 
+const LONGER = "hello world, this is a longer text with more tokens";
+
 describe("VS Code Chat: the stateful-chat language model provider", function () {
   this.timeout(900_000);
   let chat: vscode.LanguageModelChat;
@@ -96,9 +98,12 @@ describe("VS Code Chat: the stateful-chat language model provider", function () 
     // The provider's own context (statefulChat.chatProvider.contextSize `auto`: SmolLM2's 8,192 where memory allows), not the panels' 4,096.
     const contextSize = config().get<number>("contextSize")!;
     assert.ok(chat.maxInputTokens >= contextSize / 2 && chat.maxInputTokens < 8192, `maxInputTokens ${chat.maxInputTokens} within the context`);
+    // Before the engine is loaded the count is an over-estimate (3 characters a token), so VS
+    // Code's Chat never waits for a model load to count its prompt; afterwards it is exact.
     const few = await chat.countTokens("hello");
-    const more = await chat.countTokens("hello world, this is a longer text with more tokens");
+    const more = await chat.countTokens(LONGER);
     assert.ok(few >= 1 && more > few, `${few} < ${more}`);
+    assert.ok(more <= Math.ceil(LONGER.length / 3), `never above the estimate: ${more}`);
   });
 
   it("a 6-request conversation prefills only each new message (and its template tokens)", async () => {
@@ -114,6 +119,8 @@ describe("VS Code Chat: the stateful-chat language model provider", function () 
     // What VS Code was told is what the engine holds: the longest input and the longest reply together are its capacity.
     const maxOutput = Math.min(config().get<number>("reply.maxTokens")!, Math.floor(last.capacity / 2));
     assert.equal(chat.maxInputTokens, last.capacity - maxOutput, `maxInputTokens ${chat.maxInputTokens} for a capacity of ${last.capacity}`);
+    // The engine is loaded now: counts come from the model's tokenizer (below the estimate).
+    assert.ok((await chat.countTokens(LONGER)) < Math.ceil(LONGER.length / 3), "an exact count once the model is loaded");
   });
 
   it("two interleaved conversations both stay cached", async () => {

@@ -49,6 +49,8 @@ const IDLE_SWEEP_MS = 60_000;
 interface Entry {
   readonly key: string;
   readonly ready: Promise<ModelPool>;
+  /** Set once `ready` resolved: what can be used without waiting. */
+  loaded?: ModelPool;
   readonly held: { lease?: EngineLease; prefixes?: FilePrefixStore };
 }
 
@@ -78,6 +80,18 @@ export class ModelPools implements vscode.Disposable {
     } finally {
       this.usage.end(model.id);
     }
+  }
+
+  /**
+   * The model's tokenizer when its engine is loaded with the current settings; otherwise
+   * undefined, and the load is started (in the background: nobody waits for it here).
+   */
+  tokenizerOrLoad(model: CatalogModel): Tokenizer | undefined {
+    const ready = this.get(model);
+    const entry = this.entries.get(model.id);
+    if (entry?.ready === ready && entry.loaded) return entry.loaded.tokenizer;
+    ready.catch(() => undefined); // Reported to whoever uses the model next.
+    return undefined;
   }
 
   /** Lets go of the models unused for the idle time; resolves with their ids. */
@@ -123,7 +137,10 @@ export class ModelPools implements vscode.Disposable {
       })(),
     };
     this.entries.set(model.id, entry);
-    entry.ready.catch(() => this.entries.get(model.id) === entry && this.entries.delete(model.id));
+    entry.ready.then(
+      (pool) => (entry.loaded = pool),
+      () => this.entries.get(model.id) === entry && this.entries.delete(model.id),
+    );
     return entry.ready;
   }
 

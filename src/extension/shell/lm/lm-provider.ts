@@ -17,6 +17,9 @@ import { servedRecord, serveRequest } from "./serve-request";
 
 export const LM_VENDOR = "stateful-chat";
 
+/** Characters per token for a count asked before the model's tokenizer is loaded (a safe over-count). */
+const ESTIMATED_CHARS_PER_TOKEN = 3;
+
 export class StatefulChatModelProvider implements vscode.LanguageModelChatProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
@@ -106,7 +109,13 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
 
   async provideTokenCount(info: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
     const plain = typeof text === "string" ? text : messageText(text);
-    return this.pools.use(await this.modelOf(info), async (target) => target.tokenizer.encode(plain, { specials: false }).length);
+    const tokenizer = this.pools.tokenizerOrLoad(await this.modelOf(info));
+    // While the engine loads (a 1.5B at a 32k context takes half a minute here), an estimate
+    // now: VS Code's Chat counts every part of its prompt before sending, and Agent mode gave up
+    // on a first request whose counts waited for the load ("Please try again."). Three
+    // characters a token is above what code and English take, so the prompt it builds still fits.
+    if (!tokenizer) return Math.ceil(plain.length / ESTIMATED_CHARS_PER_TOKEN);
+    return tokenizer.encode(plain, { specials: false }).length;
   }
 
   private async modelOf(info: vscode.LanguageModelChatInformation): Promise<CatalogModel> {
