@@ -152,7 +152,13 @@ export class PanelContext extends Disposable {
   async attach(text: string, tokenizer: Tokenizer, showChips: (chips: readonly ContextChipData[]) => void, chosen?: readonly string[]): Promise<AttachedContext> {
     const settings = readSettings().context;
     // Off: nothing is sent, but a reset state (an overflow) still no longer holds what was sent before.
-    if (!settings.enabled) return { turn: { text, context: (fresh) => (fresh && this.ledger.clear(), "") }, commit: () => undefined };
+    if (!settings.enabled) {
+      const nothing = (fresh: boolean) => {
+        if (fresh) this.ledger.clear();
+        return "";
+      };
+      return { turn: { text, context: nothing }, commit: () => undefined };
+    }
     const input = await this.planInput(tokenizer, chosen);
     const budget = this.budget(tokenizer);
     let plan = planContext(this.ledger, input, budget);

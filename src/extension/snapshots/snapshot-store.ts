@@ -166,10 +166,11 @@ export class SnapshotStore implements KvFileOwner {
           return { kind: "none", reason: checked };
         }
         const adopted = await chat.resume(checked.conversation, cache);
-        if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...(checked.context ? { context: checked.context } : {}) };
+        // Either way the snapshot's conversation is kept (its cache, or re-prefilled), context and all.
+        const context = checked.context ? { context: checked.context } : {};
+        if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...context };
         await this.removeFiles(id);
-        // The snapshot's conversation is kept (re-prefilled), context and all.
-        return { kind: "conversation", reason: "the cache file did not hold the conversation", ...(checked.context ? { context: checked.context } : {}) };
+        return { kind: "conversation", reason: "the cache file did not hold the conversation", ...context };
       } finally {
         this.restoring.delete(id);
       }

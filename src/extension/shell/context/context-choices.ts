@@ -4,6 +4,7 @@
 // at all. Plain state, no VS Code: the gatherer reads it, the webview's messages change it.
 
 import type { ContextItem } from "../../core/context-delta";
+import type { ComposerChoices } from "../saved-transcript";
 
 export type MentionKeyword = "problems" | "selection" | "open" | "workspace";
 export const MENTION_KEYWORDS: readonly MentionKeyword[] = ["problems", "selection", "open", "workspace"];
@@ -72,12 +73,12 @@ export class ContextChoices {
   }
 
   /** The choices that outlast a message (saved with the transcript). */
-  lasting(): { pinned: string[]; activeFileOff: boolean } {
+  lasting(): ComposerChoices {
     return { pinned: [...this.pins], activeFileOff: this.activeFileOff };
   }
 
   /** A saved chat reopened: its pins and active-file switch come back. */
-  restoreLasting(saved: { readonly pinned: readonly string[]; readonly activeFileOff: boolean }): void {
+  restoreLasting(saved: ComposerChoices): void {
     this.pins.clear();
     for (const path of saved.pinned) this.pins.add(path);
     this.activeFileOff = saved.activeFileOff;

@@ -84,14 +84,14 @@ export class ModelPools implements vscode.Disposable {
 
   /**
    * The model's tokenizer when its engine is loaded with the current settings; otherwise
-   * undefined, and the load is started (in the background: nobody waits for it here).
+   * undefined, and the load is started (in the background: nobody waits for it here). Counts
+   * as a use of the model, as `use` does, so a model loaded for counts alone is released idle.
    */
   tokenizerOrLoad(model: CatalogModel): Tokenizer | undefined {
-    const ready = this.get(model);
-    const entry = this.entries.get(model.id);
-    if (entry?.ready === ready && entry.loaded) return entry.loaded.tokenizer;
-    ready.catch(() => undefined); // Reported to whoever uses the model next.
-    return undefined;
+    this.usage.begin(model.id);
+    this.usage.end(model.id);
+    this.get(model).catch(() => undefined); // Reported to whoever uses the model next.
+    return this.entries.get(model.id)?.loaded?.tokenizer;
   }
 
   /** Lets go of the models unused for the idle time; resolves with their ids. */
