@@ -14,6 +14,10 @@ import { log, provision } from "../../integration/harness/provision";
 import { makeWorkspace } from "../../integration/harness/scratch-workspace";
 import { waitForWorkbench } from "./workbench";
 
+/** How much of the browser console and of the Chat view a failed step reports. */
+const CONSOLE_LINES_KEPT = 30;
+const CHAT_TEXT_KEPT = 1_200;
+
 /** Keeps the built-in AI chat view and the parent-repo git prompt out of the screenshots. */
 const QUIET_WORKBENCH = {
   "chat.disableAIFeatures": true,
@@ -68,13 +72,20 @@ export async function startE2ESession(name: string, settings: Record<string, unk
     throw error;
   }
   const opened = browser;
+  // The workbench's own errors (VS Code's Chat logs a failed request in the browser console).
+  const consoleErrors: string[] = [];
+  opened.page.on("console", (message) => {
+    if (message.type() !== "error" && message.type() !== "warning") return;
+    consoleErrors.push(`${message.type()}: ${message.text().slice(0, 400)}`);
+    if (consoleErrors.length > CONSOLE_LINES_KEPT) consoleErrors.shift();
+  });
   return {
     browser: opened,
     server,
     artifacts: join(paths.repo, "test-artifacts"),
     folder,
     userDataDir: scratch.userDataDir,
-    diagnostics: () => diagnostics(opened.page, join(scratch.userDataDir, "logs")),
+    diagnostics: () => diagnostics(opened.page, join(scratch.userDataDir, "logs"), consoleErrors),
     close: async () => {
       await opened.close();
       await server.stop();
@@ -105,7 +116,7 @@ function tail(path: string, lines: number, keep: (line: string) => boolean = () 
  * A CI failure is seen only through the test's output: the notifications on screen, our log
  * and the extension host's errors say more than a timeout does.
  */
-async function diagnostics(page: Page, logs: string): Promise<string> {
+async function diagnostics(page: Page, logs: string, consoleErrors: readonly string[]): Promise<string> {
   const toasts = await page
     .locator(".notifications-toasts .notification-list-item-message")
     .allTextContents()
@@ -118,11 +129,15 @@ async function diagnostics(page: Page, logs: string): Promise<string> {
     .evaluateAll((frames) => frames.map((f) => `${f.className.includes("ready") ? "ready" : "loading"}:${/extensionId=([^&]+)/.exec(f.getAttribute("src") ?? "")?.[1] ?? "?"}`))
     .catch((error: unknown) => [`(could not read: ${String(error)})`]);
   parts.push(`side bar: ${sideBar.join(" | ").trim() || "closed"}; webviews: ${webviews.join(", ") || "none"}`);
+  // VS Code's Chat view (secondary side bar): whether a question was sent, and what came back.
+  const chat = await page.locator(".part.auxiliarybar").first().innerText({ timeout: 2_000 }).catch(() => "");
+  if (chat.trim()) parts.push(`--- the secondary side bar (last ${CHAT_TEXT_KEPT} characters) ---\n${chat.slice(-CHAT_TEXT_KEPT)}`);
+  if (consoleErrors.length > 0) parts.push(`--- browser console errors and warnings (last ${consoleErrors.length}) ---\n${consoleErrors.join("\n")}`);
   for (const path of filesUnder(logs, /stateful-chat[^/]*\/[^/]*\.log$|Stateful Chat[^/]*\.log$/)) {
     parts.push(`--- ${path.slice(logs.length + 1)} (last lines) ---\n${tail(path, 40)}`);
   }
   for (const path of filesUnder(logs, /remoteexthost\.log$|exthost\.log$/)) {
-    parts.push(`--- ${path.slice(logs.length + 1)} (errors) ---\n${tail(path, 30, (line) => /\[error\]|stateful/i.test(line))}`);
+    parts.push(`--- ${path.slice(logs.length + 1)} (errors) ---\n${tail(path, 30, (line) => /\[error\]|stateful/i.test(line) && !/Creating extension host with/.test(line))}`);
   }
   return parts.join("\n");
 }
