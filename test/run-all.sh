@@ -58,13 +58,13 @@ if [ ! -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then
   apt-get install -y mesa-vulkan-drivers
 fi
 
-# The remote backend's tests need llama-server built from the same pinned source (about 10 min
-# of compiling on 2 cores when not cached). The VS Code suites below run llama.cpp on one
-# thread, so the build takes the other core meanwhile, in the background; its log is printed if
-# it fails.
+# The remote backend's tests need llama-server built from the same pinned source. The VS Code
+# suites below run llama.cpp on one thread, so the build takes the other core meanwhile, in the
+# background; its log is printed if it fails. Its tests flavor (ggml at -O3, the rest at -O0)
+# compiles in about half the time of the bench's Release build.
 step "llama-server for the remote backend tests: building in the background (cached in .cache/peer)"
 mkdir -p .cache
-node out/cli.js build-peer-server --jobs 1 > .cache/peer-server-build.log 2>&1 &
+node out/cli.js build-peer-server --for-tests --jobs 1 > .cache/peer-server-build.log 2>&1 &
 PEER_SERVER_BUILD=$!
 
 step "VS Code integration tests (real extension host in code-server)"

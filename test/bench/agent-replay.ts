@@ -132,7 +132,7 @@ async function replayOurs(args: Args, runs: ReadonlyArray<readonly (Replayed & {
 
 /** The peer: llama-server with one slot of the same size, --cache-ram, token ids to /completion. */
 async function replayPeer(args: Args, runs: ReadonlyArray<readonly (Replayed & { ids: readonly number[] })[]>): Promise<Measured[]> {
-  const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), (line) => console.error(line));
+  const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), { log: (line) => console.error(line) });
   const out: Measured[] = [];
   for (const [r, requests] of runs.entries()) {
     const server = await LlamaServerProcess.start({ binary: binary.path, modelPath: args.model, contextSize: args.context, threads: args.threads, slots: 1, extraArgs: ["--cache-ram", "8192"] });

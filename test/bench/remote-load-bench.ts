@@ -184,7 +184,7 @@ function summarize(run: SideRun) {
 }
 
 async function main(): Promise<void> {
-  const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), (line) => process.stderr.write(`${line}\n`));
+  const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), { log: (line) => process.stderr.write(`${line}\n`) });
   const threads = Number(values.threads);
   const server = await LlamaServerProcess.start({ binary: binary.path, modelPath, contextSize: contextPerSlot, threads, slots });
   const runs: SideRun[] = [];

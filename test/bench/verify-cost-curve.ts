@@ -131,7 +131,7 @@ interface PeerTimings {
 }
 
 async function startPeer() {
-  const binary = await ensureLlamaServer(join(process.cwd(), ".cache", "peer"), (line) => process.stderr.write(`${line}\n`));
+  const binary = await ensureLlamaServer(join(process.cwd(), ".cache", "peer"), { log: (line) => process.stderr.write(`${line}\n`) });
   const server = await LlamaServerProcess.start({ binary: binary.path, modelPath, contextSize: 4096, threads, slots: 1 });
   return {
     server,

@@ -151,7 +151,7 @@ const sweepPoint = (side: Side, threads: number, turns: readonly TurnMeasure[]):
 
 export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBenchResult> {
   const log = options.log;
-  const binary = options.peer ? await ensureLlamaServer(options.cacheDir, log) : undefined;
+  const binary = options.peer ? await ensureLlamaServer(options.cacheDir, { log }) : undefined;
   const sweep: SweepPoint[] = [];
   let oursDetails = "";
   const settingsFor = (id: ScenarioId): ChatSettings => ({ systemPrompt: options.systemPrompt, maxTokens: id === "e" ? options.editMaxTokens : options.maxTokens });
