@@ -1,6 +1,5 @@
-// A real llama-server for the remote backend's tests: the pinned llama.cpp source built once,
-// cached in .cache/peer/ (peer-bench/llama-server-binary.ts: its tests flavor, or the bench's
-// build when that one exists),
+// A real llama-server for the remote backend's tests: the peer bench's build of the pinned
+// llama.cpp source (peer-bench/llama-server-binary.ts, built once, cached in .cache/peer/),
 // started on a fixed loopback port in its own process group, so a test can kill it mid-reply
 // and start it again at the same address (a server restart, as a client sees one).
 // Test code only: the product (backends/remote/) never imports peer-bench/.
@@ -22,7 +21,7 @@ export interface TestServerOptions {
 }
 
 export async function llamaServerBinary(): Promise<string> {
-  return (await ensureLlamaServer(join(repoRoot, ".cache", "peer"), { flavor: "tests" })).path;
+  return (await ensureLlamaServer(join(repoRoot, ".cache", "peer"))).path;
 }
 
 export class TestLlamaServer {

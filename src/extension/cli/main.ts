@@ -15,7 +15,7 @@ const USAGE = `Usage: stateful-chat <command>
   fetch-model  put the default model into the local cache (idempotent)
   build-llama  build llama.cpp with a persistent threadpool for this machine (cached; idempotent)
   test-flash-attn [--all]  ggml's test-backend-ops on our patched CPU flash attention (built once, cached)
-  build-peer-server [--jobs N] [--for-tests]  llama-server from the same llama.cpp source (the peer bench's; --for-tests: the remote tests', ggml at -O3 and the rest at -O0; cached)
+  build-peer-server [--jobs N]  llama-server from the same llama.cpp source (the peer bench's, the remote tests'; cached)
   analyze-requests DIR [--json]  where requests recorded with STATEFUL_CHAT_RECORD_REQUESTS=DIR differ (see: --help)`;
 
 async function main(argv: string[]): Promise<number> {

@@ -9,7 +9,7 @@ import type { DevelopmentCommand } from "../../extension/cli/tool-commands";
 import { ensureFastLlamaBuild, FastBuildUnavailableError } from "../llama-build/fast-llama-build";
 import { runFlashAttnTestCommand } from "../llama-build/ggml-op-test-command";
 import { join } from "node:path";
-import { ensureLlamaServer, type PeerBuildFlavor } from "../peer-bench/llama-server-binary";
+import { ensureLlamaServer } from "../peer-bench/llama-server-binary";
 import { runAnalyzeRequests } from "./analyze-requests-command";
 import { BENCH_PEERS_USAGE, runBenchPeers } from "./bench-peers-command";
 
@@ -42,13 +42,11 @@ export async function runTool(command: DevelopmentCommand, args: string[]): Prom
         return args.includes("--required") ? 1 : 0;
       }
     case "build-peer-server": {
-      // llama-server from the pinned source (the peer bench's; `--for-tests`: the remote backend
-      // tests' faster-to-compile flavor, llama-server-binary.ts); `--jobs N`.
+      // llama-server from the pinned source (the peer bench's and the remote backend tests'); `--jobs N`.
       const at = args.indexOf("--jobs");
       const jobs = at >= 0 ? Number(args[at + 1]) : 2;
       if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError("--jobs needs a positive integer");
-      const flavor: PeerBuildFlavor = args.includes("--for-tests") ? "tests" : "bench";
-      const server = await ensureLlamaServer(join(packageRoot(), ".cache", "peer"), { log: (line) => process.stderr.write(`${line}\n`), jobs, flavor });
+      const server = await ensureLlamaServer(join(packageRoot(), ".cache", "peer"), { log: (line) => process.stderr.write(`${line}\n`), jobs });
       process.stdout.write(`${server.path} (${server.build})\n`);
       return 0;
     }

