@@ -25,6 +25,11 @@ export class AgentChatView {
     return this.page.locator(".part.auxiliarybar .interactive-item-container.interactive-response");
   }
 
+  /** The last response's text, or "" when there is none yet. */
+  lastResponseText(): Promise<string> {
+    return this.responses().last().innerText({ timeout: 5_000 }).catch(() => "");
+  }
+
   async open(): Promise<void> {
     await runFromPalette(this.page, "Chat: Open Chat");
     await this.chatInput().waitFor({ timeout: 120_000 });

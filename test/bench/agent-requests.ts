@@ -10,7 +10,7 @@
 // recorded.
 //
 //   node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
-//        [--out DIR] [--step-minutes N] [--no-editor-step] [--no-reload-step] [--json]
+//        [--out DIR] [--step-minutes N] [--follow-ups N] [--no-editor-step] [--no-reload-step] [--json]
 //
 // With the default model (a copy of SmolLM2-135M with a tool-calling template, context 8,192)
 // Agent mode's requests (about 16,700 tokens) are refused over capacity, and recorded before the
@@ -26,18 +26,19 @@ import { analysisReport } from "../../src/tools/request-analysis/analysis-report
 import { analyzeRequests } from "../../src/tools/request-analysis/request-analysis";
 import { parseRequestLog, readRequestLog, RequestLogError, type RequestLog } from "../../src/tools/request-analysis/request-log";
 import { startE2ESession, withDiagnostics, type E2ESession } from "../e2e/support/session";
-import { waitForWorkbench } from "../e2e/support/workbench";
+import { VSCODE_CHAT_NOT_READY, waitForWorkbench } from "../e2e/support/workbench";
 import { repoRoot } from "../support/default-model";
 import { fixtureModel } from "../support/fixture-models";
 import { AgentChatView } from "./agent-chat-view";
 
 const USAGE = `Usage: node --import tsx test/bench/agent-requests.ts [--model PATH] [--context N] [--threads N]
-         [--out DIR] [--step-minutes N] [--no-editor-step] [--no-reload-step] [--json]
+         [--out DIR] [--step-minutes N] [--follow-ups N] [--no-editor-step] [--no-reload-step] [--json]
   --model PATH      a GGUF whose chat template has tools (default: the default model's tool-template copy)
   --context N       statefulChat.chatProvider.contextSize (default auto: the model's own, capped by memory)
   --threads N       statefulChat.threads (default 1, as in the e2e suite)
   --out DIR         where the recording goes (default bench-results/agent-requests-<time>/)
   --step-minutes N  how long one question may take, tool calls included (default 10; 45 with --model)
+  --follow-ups N    follow-ups in the first conversation (default 1): does each request extend the one before?
   --no-editor-step  leave out the conversation with a file open in an editor
   --no-reload-step  leave out the last conversation, the one after a window reload
   --json            print the analysis as JSON instead of the table`;
@@ -45,7 +46,10 @@ const USAGE = `Usage: node --import tsx test/bench/agent-requests.ts [--model PA
 /** Agent mode lists only models with tool calling: the tool-template copy of the default model. */
 const DEFAULT_FIXTURE = "qwen-tools";
 const QUESTION = "Which files are in this workspace? List them.";
-const FOLLOW_UP = "What does hello.ts export?";
+/** The first conversation's follow-ups, in order (the last one repeats when more are asked for). */
+const FOLLOW_UPS = ["What does hello.ts export?", "And what does shapes.ts export?", "Which of those two files is longer?"];
+/** How often a question VS Code answered with "Please try again." (nothing reached us) is asked again. */
+const NOT_READY_RETRIES = 3;
 /** A step is over when every recorded request has its outcome and nothing new came for this long (VS Code runs a tool between two requests). */
 const QUIET_MS = 8_000;
 /** A question that has sent nothing to our model after this long gets a screenshot (what is the Chat view waiting for?). */
@@ -59,12 +63,20 @@ interface Args {
   readonly threads?: number;
   readonly out?: string;
   readonly stepMinutes: number;
+  readonly followUps: number;
   readonly editorStep: boolean;
   readonly reloadStep: boolean;
   readonly json: boolean;
 }
 
 class UsageError extends Error {}
+
+/** VS Code answered a question itself ("Please try again.") and sent nothing to our model. */
+class ChatNotReady extends Error {
+  constructor(what: string) {
+    super(`${what}: VS Code answered "Please try again." (its Copilot agent not ready) and sent nothing to our model`);
+  }
+}
 
 function parse(argv: readonly string[]): Args {
   let values;
@@ -78,6 +90,7 @@ function parse(argv: readonly string[]): Args {
         threads: { type: "string" },
         out: { type: "string" },
         "step-minutes": { type: "string" },
+        "follow-ups": { type: "string" },
         "no-editor-step": { type: "boolean" },
         "no-reload-step": { type: "boolean" },
         json: { type: "boolean" },
@@ -102,6 +115,7 @@ function parse(argv: readonly string[]): Args {
     threads: int("threads", values.threads, 1),
     out: values.out,
     stepMinutes: int("step-minutes", values["step-minutes"], 1) ?? (model ? 45 : 10),
+    followUps: int("follow-ups", values["follow-ups"], 0) ?? 1,
     editorStep: !values["no-editor-step"],
     reloadStep: !values["no-reload-step"],
     json: values.json ?? false,
@@ -125,9 +139,19 @@ function recorded(dir: string): RequestLog["requests"] {
 /**
  * Waits until a question's requests are over: more requests than `before`, each with its
  * outcome, and none new for QUIET_MS. Tool confirmations are allowed meanwhile (a few per step).
- * Resolves with the number of requests recorded.
+ * Resolves with the number of requests recorded; throws ChatNotReady when `notReady` says VS
+ * Code answered the question itself before any request reached us.
  */
-async function settle(view: AgentChatView, dir: string, before: number, what: string, timeoutMs: number, log: (line: string) => void, stalled?: () => Promise<unknown>): Promise<number> {
+async function settle(
+  view: AgentChatView,
+  dir: string,
+  before: number,
+  what: string,
+  timeoutMs: number,
+  log: (line: string) => void,
+  stalled?: () => Promise<unknown>,
+  notReady?: () => Promise<boolean>,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   const stallAt = Date.now() + STALL_MS;
   let stallShown = false;
@@ -143,6 +167,7 @@ async function settle(view: AgentChatView, dir: string, before: number, what: st
       seen = state;
       changedAt = Date.now();
     }
+    if (requests.length === before && (await notReady?.())) throw new ChatNotReady(what);
     if (!stallShown && requests.length === before && Date.now() > stallAt) {
       stallShown = true;
       log(`${what}: no request reached our model in ${STALL_MS / 1000} s (screenshot taken)`);
@@ -189,6 +214,22 @@ async function main(args: Args): Promise<number> {
     mkdirSync(session.artifacts, { recursive: true });
     return page.screenshot({ path: join(session.artifacts, `bench-agent-requests-${name}.png`) }).catch(() => undefined);
   };
+  /** Asks, then waits until the question's requests are over; asked again while VS Code itself answers that it is not ready. */
+  const askAndSettle = async (question: string, before: number, what: string): Promise<number> => {
+    for (let attempt = 1; ; attempt++) {
+      const shown = await view.responses().count();
+      await view.ask(question);
+      // This question's own response, once shown, is VS Code's "Please try again.".
+      const notReady = async () => (await view.responses().count()) > shown && VSCODE_CHAT_NOT_READY.test(await view.lastResponseText());
+      try {
+        return await settle(view, dir, before, what, stepMs, log, () => shot("stalled"), notReady);
+      } catch (error) {
+        if (!(error instanceof ChatNotReady) || attempt > NOT_READY_RETRIES) throw error;
+        log(`${error.message}; asking again (${attempt}/${NOT_READY_RETRIES})`);
+        await new Promise((r) => setTimeout(r, 10_000));
+      }
+    }
+  };
   try {
     await view.open();
     await view.agentMode();
@@ -200,20 +241,18 @@ async function main(args: Args): Promise<number> {
       count = await settle(view, dir, count, "warm-up through @stateful", stepMs, log, () => shot("stalled-warm-up"));
       await view.newChat();
     }
-    await view.ask(QUESTION);
-    count = await settle(view, dir, count, "new conversation", stepMs, log, () => shot("stalled"));
-    await view.ask(FOLLOW_UP);
-    count = await settle(view, dir, count, "follow-up", stepMs, log, () => shot("stalled"));
+    count = await askAndSettle(QUESTION, count, "new conversation");
+    for (let i = 0; i < args.followUps; i++) {
+      count = await askAndSettle(FOLLOW_UPS[Math.min(i, FOLLOW_UPS.length - 1)], count, `follow-up ${i + 1}`);
+    }
     await shot("2-first-conversation");
     await view.newChat();
-    await view.ask(QUESTION);
-    count = await settle(view, dir, count, "second new conversation", stepMs, log, () => shot("stalled"));
+    count = await askAndSettle(QUESTION, count, "second new conversation");
     await shot("3-second-conversation");
     if (args.editorStep) {
       await view.openFile("hello.ts", "export function hello");
       await view.newChat();
-      await view.ask(QUESTION);
-      count = await settle(view, dir, count, "new conversation with hello.ts open", stepMs, log, () => shot("stalled"));
+      count = await askAndSettle(QUESTION, count, "new conversation with hello.ts open");
       await shot("4-with-an-editor");
     }
     if (args.reloadStep) {
@@ -224,8 +263,7 @@ async function main(args: Args): Promise<number> {
       await view.agentMode();
       await view.pickModel(modelName);
       await view.newChat();
-      await view.ask(QUESTION);
-      count = await settle(view, dir, count, "new conversation after a window reload", stepMs, log, () => shot("stalled"));
+      count = await askAndSettle(QUESTION, count, "new conversation after a window reload");
       await shot("5-after-reload");
     }
   } catch (error) {

@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { fixtureModel } from "../support/fixture-models";
 import { journey } from "./support/journey";
 import { startE2ESession, type E2ESession } from "./support/session";
-import { poll, runFromPalette } from "./support/workbench";
+import { poll, runFromPalette, VSCODE_CHAT_NOT_READY } from "./support/workbench";
 
 const STEP_TIMEOUT = 6 * 60_000;
 /** Agent mode (the only mode of the built-in Chat without Copilot) lists models with tool calling only: the tool-template copy of the default model. */
@@ -20,8 +20,6 @@ const OUR_MODEL = "qwen-tools";
  * a poll that stopped at " cached · " could read "0 cached · 3" before the rest was shown.
  */
 const STATS_LINE = /[\d,]+ cached · [\d,]+ new · .*context \d+%/;
-/** VS Code's own answer when its Copilot Chat agent did not get ready in time (nothing reached a model). */
-const VSCODE_NOT_READY = /(^|\n)Please try again\.(\n|$)/;
 const AGENT_MODE_ATTEMPTS = 3;
 
 describe("VS Code's Chat view with our model", { timeout: 20 * 60_000 }, () => {
@@ -121,16 +119,15 @@ describe("VS Code's Chat view with our model", { timeout: 20 * 60_000 }, () => {
   });
 
   step("Agent mode's own request, larger than the model's context, is refused with a clear message", async () => {
-    // Agent mode is VS Code's built-in Copilot Chat agent: until that extension's agent has
-    // registered, VS Code's chat setup holds the request and may give up with its own "Please try
-    // again." (chatSetupProviders, chatTookLongWarningExtension) before anything reaches a model.
-    // A user asks again; so does this step, a few times, and the refusal must then be ours.
+    // Agent mode runs on VS Code's built-in Copilot Chat agent, which may not be ready yet
+    // (VSCODE_CHAT_NOT_READY). A user asks again; so does this step, a few times, and the
+    // refusal must then be ours.
     let text = "";
     for (let attempt = 1; ; attempt++) {
       const first = await lastResponseText();
       await ask("What is a KV cache?");
-      text = await poll("the refusal", lastResponseText, (t) => t !== first && (/holds [\d,]+ \(/.test(t) || VSCODE_NOT_READY.test(t)), 4 * 60_000);
-      if (!VSCODE_NOT_READY.test(text) || attempt === AGENT_MODE_ATTEMPTS) break;
+      text = await poll("the refusal", lastResponseText, (t) => t !== first && (/holds [\d,]+ \(/.test(t) || VSCODE_CHAT_NOT_READY.test(t)), 4 * 60_000);
+      if (!VSCODE_CHAT_NOT_READY.test(text) || attempt === AGENT_MODE_ATTEMPTS) break;
       console.log(`# [vscode-chat] attempt ${attempt}: VS Code's chat setup answered "Please try again." (its Copilot agent not ready); asking again`);
       await new Promise((r) => setTimeout(r, 10_000));
     }

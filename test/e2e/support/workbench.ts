@@ -40,6 +40,13 @@ export function chatFrame(page: Page): FrameLocator {
   return page.frameLocator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`).frameLocator("iframe#active-frame");
 }
 
+/**
+ * VS Code's own answer when the built-in Copilot Chat agent, which Agent mode runs on, did not
+ * get ready in time: its chat setup gives up with "Please try again." (chatSetupProviders,
+ * chatTookLongWarningExtension) and nothing reaches any model. A user asks again.
+ */
+export const VSCODE_CHAT_NOT_READY = /(^|\n)Please try again\.(\n|$)/;
+
 /** Polls `probe` until `accept` holds; returns the accepted value. No timing asserts: only a cap. */
 export async function poll<T>(what: string, probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
