@@ -6,6 +6,14 @@ cd "$(dirname "$0")/.."
 
 # Each step prints the time since the start, so a slow CI run says where its minutes went.
 STARTED=$SECONDS
+# A failed step ends the run: the builds and suites still running in the background end with it
+# (each with its whole process tree: npm, cmake, make, the compilers, pytest).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap 'for job in $(jobs -p); do kill_tree "$job"; done' EXIT
 step() { printf '\n=== [+%dm%02ds] %s ===\n' $(((SECONDS - STARTED) / 60)) $(((SECONDS - STARTED) % 60)) "$*"; }
 
 step "build and type-check"
