@@ -15,6 +15,17 @@ kill_tree() {
 }
 trap 'for job in $(jobs -p); do kill_tree "$job"; done' EXIT
 step() { printf '\n=== [+%dm%02ds] %s ===\n' $(((SECONDS - STARTED) / 60)) $(((SECONDS - STARTED) % 60)) "$*"; }
+# Waits for a job started in the background, prints its logs, and ends the run if it failed.
+await_job() {
+  local pid=$1 what=$2 status=0
+  shift 2
+  wait "$pid" || status=$?
+  cat "$@" 2>/dev/null || true
+  if [ "$status" != 0 ]; then
+    echo "$what failed" >&2
+    exit 1
+  fi
+}
 
 step "build and type-check"
 npm run build
@@ -58,13 +69,7 @@ step "unit tests (no model)"
 npm run test:unit
 
 step "ggml CPU flash attention: its result"
-OP_OK=0
-wait "$OP_TEST" || OP_OK=$?
-cat .cache/ggml-op-test.log
-if [ "$OP_OK" != 0 ]; then
-  echo "the ggml op test failed" >&2
-  exit 1
-fi
+await_job "$OP_TEST" "the ggml op test" .cache/ggml-op-test.log
 
 # One file at a time on two threads. Measured against two lines of files on one thread each
 # (npm test, 2026-12-03): no faster, since these files spend their time in llama.cpp and it
@@ -105,32 +110,13 @@ step "webview UI in headless Chromium"
 bash test/webview/run.sh
 
 step "native addon (C++ unit tests, Objective-C++ type-check, N-API surface): its result"
-NATIVE_OK=0
-wait "$NATIVE_TESTS" || NATIVE_OK=$?
-cat .cache/native-test.log
-if [ "$NATIVE_OK" != 0 ]; then
-  echo "the native addon's tests failed" >&2
-  exit 1
-fi
+await_job "$NATIVE_TESTS" "the native addon's tests" .cache/native-test.log
 
 step "Core ML converter (pytest): its result"
-MODELS_OK=0
-wait "$MODELS_TESTS" || MODELS_OK=$?
-cat .cache/models-install.log
-cat .cache/models-test.log 2>/dev/null || true
-if [ "$MODELS_OK" != 0 ]; then
-  echo "the Core ML converter's toolchain install or its tests failed" >&2
-  exit 1
-fi
+await_job "$MODELS_TESTS" "the Core ML converter's toolchain install or its tests" .cache/models-install.log .cache/models-test.log
 
 step "GPU code path on Vulkan (llvmpipe): its result"
-GPU_OK=0
-wait "$GPU_SUITE" || GPU_OK=$?
-cat .cache/gpu-suite.log
-if [ "$GPU_OK" != 0 ]; then
-  echo "the GPU suite failed" >&2
-  exit 1
-fi
+await_job "$GPU_SUITE" "the GPU suite" .cache/gpu-suite.log
 
 step "remote backend against a real llama-server -np 4 (started and stopped by the tests)"
 if ! wait "$PEER_SERVER_BUILD"; then
