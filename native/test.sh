@@ -3,11 +3,8 @@
 # tests, the Objective-C++ type-check (clang + GNUstep, ARC, -Werror, and macOS API
 # availability for a Darwin target, with a mutation test), the addon build,
 # and the Node tests of its N-API surface and of the TS backend on the simulated model.
-# Idempotent: installs missing Debian packages once (CI runs as root). `--install-only`: that
-# step alone (npm test runs it in the foreground, then these tests in the background).
+# Idempotent: installs missing Debian packages once (CI runs as root).
 set -euo pipefail
-install_only=0
-if [[ "${1:-}" == "--install-only" ]]; then install_only=1; shift; fi
 native="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$native")"
 cd "$root"
@@ -20,12 +17,11 @@ command -v clang++ >/dev/null || need+=(clang)
 ls /usr/lib/gcc/*/*/include/objc/runtime.h >/dev/null 2>&1 || need+=(libobjc-12-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "native/test.sh: installing ${need[*]}"
-  # Waits for another apt/dpkg run (a suite beside this one installing its own) instead of failing on its lock.
+  # Waits for another apt/dpkg run (CI and other work share the box) instead of failing on its lock.
   lock_wait=(-o DPkg::Lock::Timeout=600)
   if [ "$(id -u)" = 0 ]; then apt-get "${lock_wait[@]}" update -qq && DEBIAN_FRONTEND=noninteractive apt-get "${lock_wait[@]}" install -y -qq "${need[@]}" >/dev/null
   else sudo apt-get "${lock_wait[@]}" update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get "${lock_wait[@]}" install -y -qq "${need[@]}" >/dev/null; fi
 fi
-if [[ "$install_only" == 1 ]]; then exit 0; fi
 
 echo "== C++ unit tests (native/src/core)"
 mkdir -p "$native/build"

@@ -54,14 +54,12 @@ node out/cli.js build-llama --required
 # the two cores during the real-model tests (their node and IPC phases), measured with vmstat.
 # It starts after our build, which fetched the source both use; its log is printed if it fails.
 step "llama-server for the remote backend tests: building in the background at nice 19 (cached in .cache/peer)"
-mkdir -p .cache
 nice -n 19 node out/cli.js build-peer-server --jobs 2 > .cache/peer-server-build.log 2>&1 &
 PEER_SERVER_BUILD=$!
 
 # ggml's own operator test on our flash-attention kernel: test-backend-ops compiled against the
 # engine build's ggml (about a minute on one core) while the unit tests run on the other.
 step "ggml CPU flash attention: our grouped kernel vs ggml's reference (test-backend-ops), in the background"
-mkdir -p .cache
 node out/cli.js test-flash-attn > .cache/ggml-op-test.log 2>&1 &
 OP_TEST=$!
 
