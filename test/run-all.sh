@@ -43,6 +43,13 @@ mkdir -p .cache
 (bash models/test.sh --install-only > .cache/models-install.log 2>&1 && MODELS_TEST_TIMEOUT=3600 nice -n 19 npm run test:models > .cache/models-test.log 2>&1) &
 MODELS_TESTS=$!
 
+# Node 24 + code-server (and Debian's chromium) for the integration and e2e suites: mostly npm
+# downloads, 148 s of the integration step on a fresh machine when it was done there. Fetched
+# in the background from here at the lowest priority, waited for before the integration suite.
+step "code-server toolchain for the integration and e2e suites: provisioning in the background (cached in .cache/code-server)"
+nice -n 19 node --import tsx src/tools/launcher/provision-cli.ts --chromium > .cache/code-server-provision.log 2>&1 &
+CODE_SERVER_PROVISION=$!
+
 step "llama.cpp with a persistent threadpool (built once per machine, cached in .cache/llama-build)"
 node out/cli.js build-llama --required
 # Required above, so a check that needs our build (speculation, core invariants) fails here instead of skipping.
@@ -77,9 +84,13 @@ npm run test:model
 
 step "Mesa's llvmpipe, a real Vulkan device for the GPU suite (mesa-vulkan-drivers, installed when missing)"
 if [ ! -f /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then
-  apt-get update
-  apt-get install -y mesa-vulkan-drivers
+  # Waits for another apt run's lock (the toolchains above may still be installing) instead of failing on it.
+  apt-get -o DPkg::Lock::Timeout=900 update
+  apt-get -o DPkg::Lock::Timeout=900 install -y mesa-vulkan-drivers
 fi
+
+step "code-server toolchain: its result"
+await_job "$CODE_SERVER_PROVISION" "provisioning code-server" .cache/code-server-provision.log
 
 step "VS Code integration tests (real extension host in code-server)"
 npm run test:integration
