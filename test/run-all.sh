@@ -43,8 +43,8 @@ mkdir -p .cache
 (bash models/test.sh --install-only > .cache/models-install.log 2>&1 && MODELS_TEST_TIMEOUT=3600 nice -n 19 npm run test:models > .cache/models-test.log 2>&1) &
 MODELS_TESTS=$!
 
-# Node 24 + code-server (and Debian's chromium) for the integration and e2e suites: mostly npm
-# downloads, 148 s of the integration step on a fresh machine when it was done there. Fetched
+# Node 24 + code-server (and Debian's chromium) for the integration and e2e suites: npm
+# downloads and the kerberos module's compile, 148 s of the integration step on a fresh machine when it was done there. Fetched
 # in the background from here at the lowest priority, waited for before the integration suite.
 step "code-server toolchain for the integration and e2e suites: provisioning in the background (cached in .cache/code-server)"
 nice -n 19 node --import tsx src/tools/launcher/provision-cli.ts --chromium > .cache/code-server-provision.log 2>&1 &
