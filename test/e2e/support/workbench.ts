@@ -71,5 +71,13 @@ export async function askAboutSelectionFromMenu(page: Page, onText: string): Pro
   const item = page.locator(".monaco-menu .action-item", { hasText: "Stateful Chat: Ask About Selection" }).first();
   await item.waitFor({ timeout: 60_000 });
   if (!(await page.locator(".statusbar", { hasText: "selected" }).isVisible())) throw new Error("the right-click moved the cursor out of the selection");
-  await item.click({ timeout: 60_000 });
+  // VS Code's menu listens for a mouse-up on its items only from a timer 100 ms after the menu
+  // renders (so the right-click's own release picks nothing); under load that timer fires late
+  // and a click before it is dropped, the menu staying open (CI failed three times on this,
+  // the command never ran). A click that ran the command closes the menu: click until it does.
+  for (let attempt = 1; ; attempt++) {
+    await item.click({ timeout: 60_000 });
+    if (await item.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false)) return;
+    if (attempt === 5) throw new Error("the context menu stayed open after 5 clicks on Ask About Selection");
+  }
 }
