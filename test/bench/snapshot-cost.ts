@@ -15,6 +15,8 @@
 //   token measured on the smallest context) written and renamed into place per turn: the
 //   same bytes through the same disk, for contexts too slow to fill here (past
 //   `--fill-limit` tokens only this row is measured; below it, it checks the proxy).
+// - Delta (`delta`, our llama.cpp build): the same turn's 64 new cells alone, as the store
+//   writes them after its first whole save (KvState.saveSnapshotDelta).
 // Per turn: milliseconds to write, MB written. Medians over the turns, with the spread.
 // The writes land in the page cache, as the product's do (no fsync): the figures are what a
 // save costs the engine process and the disk bandwidth it takes afterwards.
@@ -56,7 +58,7 @@ const FILLER =
   "generated code. When a file changes, only what depends on it is computed again. ";
 
 interface Row {
-  readonly path: "store" | "state" | "write";
+  readonly path: "store" | "state" | "delta" | "write";
   readonly tokens: number;
   readonly ms: number[];
   readonly mb: number[];
@@ -86,13 +88,19 @@ async function storePath(target: number, root: string): Promise<Row> {
   }
   console.log(`  (filled ${chat.position} tokens in ${((performance.now() - filling) / 1000).toFixed(0)} s)`);
   const row: Row = { path: "store", tokens: 0, ms: [], mb: [], metaKb: [] };
+  // The first save writes the whole cache (not counted, as a chat's first save after filling); the turns' saves follow it.
+  await store.save("bench", chat);
+  let deltasBefore = 0;
   for (let i = 0; i < turns; i++) {
     await chat.send({ text: `Question ${i + 1}: name one more thing a compiler caches.` });
     const started = performance.now();
     const meta = await store.save("bench", chat);
     row.ms.push(performance.now() - started);
     if (!meta) throw new Error("no snapshot written");
-    row.mb.push(meta.cacheBytes / MB);
+    // What this save wrote: its delta when it added one (incremental), else the whole cache file.
+    const added = (meta.deltas?.length ?? 0) > deltasBefore ? meta.deltas!.at(-1)!.bytes : meta.cacheBytes;
+    deltasBefore = meta.deltas?.length ?? 0;
+    row.mb.push(added / MB);
     row.metaKb!.push(statSync(join(root, `store-${target}`, "bench.json")).size / 1024);
   }
   const tokens = chat.position;
@@ -101,8 +109,8 @@ async function storePath(target: number, root: string): Promise<Row> {
   return { ...row, tokens };
 }
 
-/** The sequence state file alone, on a context of exactly `target` tokens. */
-async function statePath(target: number, root: string): Promise<Row> {
+/** The sequence state file alone, on a context of exactly `target` tokens: the whole file per turn, and (our build) the turn's cells only. */
+async function statePath(target: number, root: string): Promise<Row[]> {
   const { llama } = await getLlamaRuntime("cpu");
   const model = await llama.loadModel({ modelPath: defaultModelFile(), gpuLayers: 0 });
   // Room past the target: llama.cpp's context holds a little less than its nominal size.
@@ -114,6 +122,7 @@ async function statePath(target: number, root: string): Promise<Row> {
   for (let at = 0; at < start; at += 512) await state.evaluate(text.slice(at, Math.min(at + 512, start)));
   console.log(`  (filled ${start} tokens in ${((performance.now() - filling) / 1000).toFixed(0)} s)`);
   const row: Row = { path: "state", tokens: 0, ms: [], mb: [] };
+  const delta: Row = { path: "delta", tokens: 0, ms: [], mb: [] };
   const file = join(root, `state-${target}.kv`);
   for (let i = 0; i < turns; i++) {
     const from = start + i * TURN_TOKENS;
@@ -122,11 +131,17 @@ async function statePath(target: number, root: string): Promise<Row> {
     const bytes = await state.saveSnapshot(file);
     row.ms.push(performance.now() - started);
     row.mb.push(bytes / MB);
+    if (state.saveSnapshotDelta) {
+      const deltaStarted = performance.now();
+      const deltaBytes = await state.saveSnapshotDelta(`${file}.${i}.kvd`, from, text.slice(from, from + TURN_TOKENS));
+      delta.ms.push(performance.now() - deltaStarted);
+      delta.mb.push(deltaBytes / MB);
+    }
   }
   const tokens = state.length;
   await state.dispose();
   await model.dispose();
-  return { ...row, tokens };
+  return delta.ms.length > 0 ? [{ ...row, tokens }, { ...delta, tokens }] : [{ ...row, tokens }];
 }
 
 /** A file as large as the state file at `target` tokens, written and renamed into place per turn. */
@@ -152,8 +167,9 @@ async function main(): Promise<void> {
     let bytesPerToken: number | undefined;
     for (const target of [...contexts].sort((a, b) => a - b)) {
       if (target <= fillLimit) {
-        const state = await statePath(target, root);
+        const [state, ...delta] = await statePath(target, root);
         report(state);
+        delta.forEach(report);
         bytesPerToken ??= (median(state.mb) * MB) / state.tokens;
         if (target <= STORE_CONTEXT - 512) report(await storePath(target, root));
       }

@@ -5,7 +5,7 @@
 // size or another conversation are refused and deleted; a truncated file is refused.
 
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -13,6 +13,7 @@ import { ChatSession } from "../../src/extension/core/chat-session";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import type { TurnStats } from "../../src/extension/core/stats";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
+import type { SnapshotMeta } from "../../src/extension/snapshots/snapshot-meta";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { defaultModelFile } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
@@ -40,6 +41,9 @@ describe("KV snapshots (default model, engine process)", () => {
   const messages: ChatMessage[] = [];
   let expected: TurnStats;
   let savedPosition = 0;
+  /** Per save: the bytes it wrote (a delta's, or the whole cache file's), whether it was a delta, and what a whole save would have written. */
+  const writes: { bytes: number; delta: boolean; wholeBytes: number }[] = [];
+  let finalMeta: SnapshotMeta | undefined;
 
   before(async () => {
     root = mkdtempSync(join(tmpdir(), "kv-snapshots-"));
@@ -52,6 +56,12 @@ describe("KV snapshots (default model, engine process)", () => {
       const meta = await store.save("chat-a", chat);
       assert.ok(meta, "a snapshot was written");
       assert.equal(meta.ledger.length, chat.position);
+      const deltas = meta.deltas ?? [];
+      const delta = deltas.length > (finalMeta?.deltas?.length ?? 0);
+      // A whole save now: the cache file's bytes per token at this length (the file is its cells plus a small header).
+      const wholeBytes = delta ? Math.round((meta.cacheBytes / deltas[0].from) * meta.ledger.length) : meta.cacheBytes;
+      writes.push({ bytes: delta ? deltas.at(-1)!.bytes : meta.cacheBytes, delta, wholeBytes });
+      finalMeta = meta;
     }
     savedPosition = chat.position;
     expected = await chat.send({ text: NEXT }); // The chat that is never reloaded.
@@ -60,14 +70,34 @@ describe("KV snapshots (default model, engine process)", () => {
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  /** A copy of the saved snapshot under another id, to spoil in one way. */
-  function copyAs(id: string): { meta: string; cache: string } {
-    cpSync(join(root, "chat-a.json"), join(root, `${id}.json`));
+  /** A copy of the saved snapshot (cache file, deltas and description) under another id, to spoil in one way. */
+  function copyAs(id: string): { meta: string; cache: string; deltas: string[] } {
     cpSync(join(root, "chat-a.kv"), join(root, `${id}.kv`));
+    const described = JSON.parse(readFileSync(join(root, "chat-a.json"), "utf8")) as { id: string; deltas?: { file: string }[] };
+    described.id = id;
+    const deltas: string[] = [];
+    for (const delta of described.deltas ?? []) {
+      const file = delta.file.replace(/^chat-a\./, `${id}.`);
+      cpSync(join(root, delta.file), join(root, file));
+      delta.file = file;
+      deltas.push(join(root, file));
+    }
     const meta = join(root, `${id}.json`);
-    writeFileSync(meta, readFileSync(meta, "utf8").replace('"id":"chat-a"', `"id":"${id}"`));
-    return { meta, cache: join(root, `${id}.kv`) };
+    writeFileSync(meta, JSON.stringify(described));
+    return { meta, cache: join(root, `${id}.kv`), deltas };
   }
+
+  it("after the first save, a save writes only the turn's new cells, and the whole cache again once the deltas reach its size", () => {
+    assert.equal(writes[0].delta, false, "the first save is whole");
+    const deltas = writes.filter((w) => w.delta);
+    assert.ok(deltas.length >= writes.length / 2, `${deltas.length} of ${writes.length} saves were deltas`);
+    for (const w of deltas) assert.ok(w.bytes < w.wholeBytes / 2, `a delta of ${w.bytes} bytes against ${w.wholeBytes} for the whole cache`);
+    const written = writes.reduce((sum, w) => sum + w.bytes, 0);
+    const wholeEveryTurn = writes.reduce((sum, w) => sum + w.wholeBytes, 0);
+    assert.ok(written < wholeEveryTurn / 2, `${written} bytes written over ${writes.length} saves, against ${wholeEveryTurn} whole`);
+    assert.ok((finalMeta?.deltas?.length ?? 0) > 0, "the snapshot the next tests restore has deltas");
+    assert.equal(readdirSync(root).filter((n) => /^chat-a\.\d+\.kvd$/.test(n)).length, finalMeta!.deltas!.length, "a whole save removed the deltas before it");
+  });
 
   describe("in a new engine process with the same settings", () => {
     let engine: ProxyEngine;
@@ -83,14 +113,17 @@ describe("KV snapshots (default model, engine process)", () => {
       const chat = await ChatSession.create(engine, { turn: TURN });
       const outcome = await store.restore("chat-a", chat, messages);
       assert.deepEqual(outcome, { kind: "snapshot", tokens: savedPosition });
+      // The cache file and its deltas together: the engine's own count is the ledger.
+      const check = await chat.probeCache();
+      assert.equal(check.probe?.held, savedPosition);
+      assert.equal(check.mismatch, undefined);
       const stats = await chat.send({ text: NEXT });
       assert.equal(stats.cached, savedPosition, "cached == the restored position");
       assert.deepEqual(stats.resumed, { from: "snapshot", tokens: savedPosition });
       assert.equal(stats.prefilled, expected.prefilled, "prefilled only the new turn, as the never-reloaded chat did");
       assert.equal(stats.reply, expected.reply);
       await chat.dispose();
-      rmSync(spoiled.meta);
-      rmSync(spoiled.cache);
+      for (const file of [spoiled.meta, spoiled.cache, ...spoiled.deltas]) rmSync(file);
     });
 
     it("refuses and deletes a snapshot of another model file", async () => {
@@ -158,6 +191,30 @@ describe("KV snapshots (default model, engine process)", () => {
       assert.equal(stats.reply, (await reference.send({ text: NEXT })).reply);
       await reference.dispose();
     });
+
+    it("refuses a truncated delta, and one whose description was made to match it (the engine refuses it; re-prefilled)", async () => {
+      const files = copyAs("delta-cut");
+      const last = files.deltas.at(-1)!;
+      truncateSync(last, Math.floor(statSync(last).size / 2));
+      const chat = await ChatSession.create(engine, { turn: TURN });
+      const outcome = await store.restore("delta-cut", chat, messages);
+      assert.equal(outcome.kind, "none");
+      assert.match(outcome.kind === "none" ? outcome.reason : "", /^delta \S+ is \d+ bytes, expected \d+ \(truncated\)$/);
+      assert.ok(!existsSync(files.meta) && !existsSync(files.cache) && files.deltas.every((d) => !existsSync(d)), "all its files deleted");
+
+      const lying = copyAs("delta-cut-2");
+      const cut = lying.deltas.at(-1)!;
+      truncateSync(cut, Math.floor(statSync(cut).size / 2));
+      const meta = JSON.parse(readFileSync(lying.meta, "utf8"));
+      meta.deltas.at(-1).bytes = statSync(cut).size;
+      writeFileSync(lying.meta, JSON.stringify(meta));
+      assert.equal((await store.restore("delta-cut-2", chat, messages)).kind, "conversation");
+      assert.ok(lying.deltas.every((d) => !existsSync(d)));
+      const stats = await chat.send({ text: NEXT });
+      assert.equal(stats.cached, 0, "nothing of the refused chain is used");
+      assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
+      await chat.dispose();
+    });
   });
 
   it("refuses and deletes a snapshot made for another context size", async () => {
@@ -176,7 +233,7 @@ describe("KV snapshots (default model, engine process)", () => {
   it("a disk budget evicts the oldest snapshots; delete removes one", async () => {
     copyAs("old-1");
     copyAs("old-2");
-    const bytes = statSync(join(root, "chat-a.kv")).size + statSync(join(root, "chat-a.json")).size;
+    const bytes = readdirSync(root).filter((n) => n.startsWith("chat-a.")).reduce((sum, n) => sum + statSync(join(root, n)).size, 0);
     const engine = await load(2048);
     try {
       const small = new SnapshotStore(root, () => Math.floor(bytes * 1.5));

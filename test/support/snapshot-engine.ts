@@ -26,6 +26,37 @@ export class SnapshotHashState extends HashState {
     return Buffer.byteLength(body);
   }
 
+  /** Set when the engine writes deltas (SnapshotEngine's `deltas` option); `refuseDeltas` makes it reject them as a sliding-window model would. */
+  deltas = false;
+  refuseDeltas = false;
+  deltaCalls = 0;
+
+  get saveSnapshotDelta(): ((path: string, from: number, tokens: readonly number[]) => Promise<number>) | undefined {
+    if (!this.deltas) return undefined;
+    return async (path, from, tokens) => {
+      this.deltaCalls++;
+      if (this.refuseDeltas) throw new Error("this model uses sliding-window attention: its snapshots are whole files");
+      await this.hooks.beforeSave?.(path);
+      if (this.cache.length !== from + tokens.length) throw new Error("the cache does not end where the delta's tokens do");
+      const body = JSON.stringify({ from, tokens, cache: this.cache.slice(from) });
+      await writeFile(path, body, "utf8");
+      return Buffer.byteLength(body);
+    };
+  }
+
+  get appendSnapshot(): ((path: string) => Promise<readonly number[]>) | undefined {
+    if (!this.deltas) return undefined;
+    return async (path) => {
+      const { from, tokens, cache } = JSON.parse(await readFile(path, "utf8")) as { from: number; tokens: number[]; cache: number[] };
+      if (from !== this.cache.length) {
+        this.cache.length = 0;
+        throw new Error("the delta does not start where the cache ends");
+      }
+      this.cache.push(...cache);
+      return tokens;
+    };
+  }
+
   async loadSnapshot(path: string): Promise<readonly number[]> {
     await this.hooks.beforeLoad?.(path);
     const { tokens, cache } = JSON.parse(await readFile(path, "utf8")) as { tokens: number[]; cache: number[] };
@@ -49,6 +80,8 @@ export class SnapshotEngine implements Engine {
     dir: string,
     readonly capacity = 4096,
     private readonly replyLength = 12,
+    /** States write and append deltas (incremental snapshots). */
+    private readonly deltas = false,
   ) {
     const modelPath = join(dir, "model.bin");
     writeFileSync(modelPath, "a test double's model file");
@@ -57,6 +90,7 @@ export class SnapshotEngine implements Engine {
 
   async createState(): Promise<SnapshotHashState> {
     const state = new SnapshotHashState(this.capacity, this.replyLength, { beforeSave: (path) => this.beforeSave?.(path), beforeLoad: (path) => this.beforeLoad?.(path) });
+    state.deltas = this.deltas;
     this.states.push(state);
     return state;
   }

@@ -10,6 +10,14 @@ import { SessionQueue } from "./session-queue";
 import type { TurnStats } from "./stats";
 import { TurnRunner, type ConversationState, type TurnCallbacks, type TurnInput, type TurnOptions } from "./turn-runner";
 
+
+/**
+ * Writes the cache to `path`: the whole cache, or with `from` only its cells from that
+ * position on (Session.saveSnapshotDelta). Resolves to the bytes written, or undefined when
+ * there was nothing to write or the backend cannot.
+ */
+export type SnapshotWriter = (path: string, from?: number) => Promise<number | undefined>;
+
 export const DEFAULT_TURN_OPTIONS: TurnOptions = {
   maxTokens: 512,
   sampling: { temperature: 0 },
@@ -104,13 +112,15 @@ export class ChatSession {
    * Queued like a turn: hands `write` the conversation and a function that writes the cache
    * to a path (undefined when there is nothing to save or the backend cannot).
    */
-  saveSnapshot<T>(write: (conversation: ConversationState, writeCache: (path: string) => Promise<number | undefined>) => Promise<T>): Promise<T> {
-    return this.queue.enqueue("other", () => write(this.runner.exportState(), (path) => this.session.saveSnapshot(path)));
+  saveSnapshot<T>(write: (conversation: ConversationState, writeCache: SnapshotWriter) => Promise<T>): Promise<T> {
+    return this.queue.enqueue("other", () =>
+      write(this.runner.exportState(), (path, from) => (from === undefined ? this.session.saveSnapshot(path) : this.session.saveSnapshotDelta(path, from))),
+    );
   }
 
-  /** Continue a saved conversation exactly; adopts the cache at `cachePath` when it matches. Returns whether it did. */
-  resume(conversation: ConversationState, cachePath?: string): Promise<boolean> {
-    return this.queue.enqueue("restore", () => this.runner.resume(conversation, cachePath));
+  /** Continue a saved conversation exactly; adopts the cache at `cachePath` (then its `deltas`) when it matches. Returns whether it did. */
+  resume(conversation: ConversationState, cachePath?: string, deltas: readonly string[] = []): Promise<boolean> {
+    return this.queue.enqueue("restore", () => this.runner.resume(conversation, cachePath, deltas));
   }
 
   whenIdle(): Promise<void> {

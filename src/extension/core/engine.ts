@@ -179,6 +179,19 @@ export interface KvState {
    */
   loadSnapshot?(path: string): Promise<readonly number[]>;
   /**
+   * Optional, with appendSnapshot: write only the cells from position `from` on (`tokens` are
+   * the ledger's tokens from there, the cache's last ones) and return the file's size. A chat
+   * then saves its whole cache once and each turn's new cells after it. Rejects when this
+   * model's cache cannot be split by position (sliding-window or recurrent state).
+   */
+  saveSnapshotDelta?(path: string, from: number, tokens: readonly number[]): Promise<number>;
+  /**
+   * Optional: add the cells of a file saveSnapshotDelta wrote after the cache's own (it must
+   * start where the cache ends) and return the tokens it added. On failure the cache may be
+   * empty: callers reset.
+   */
+  appendSnapshot?(path: string): Promise<readonly number[]>;
+  /**
    * Optional (implemented by every backend that can ask its engine): what the cache holds,
    * answered by the engine from its own side (see CacheProbe), never from `length` or the
    * ledger. Undefined when the engine cannot tell right now (a server that has not been sent

@@ -301,15 +301,30 @@ export class Session {
   }
 
   /**
-   * Adopt the cache saved at `path` when it holds exactly the ledger (restore() first); else
-   * keep a fresh state, so the ledger is re-prefilled lazily. Returns whether it was adopted.
+   * Write only the cache's cells from position `from` on (an incremental snapshot after one
+   * saved at `from` tokens), when the cache holds the whole ledger and reaches past `from`;
+   * undefined when it cannot (nothing new, or the backend has no deltas). Rejects when the
+   * backend refuses this model's cache (the caller writes a whole snapshot instead).
    */
-  async loadSnapshot(path: string): Promise<boolean> {
+  async saveSnapshotDelta(path: string, from: number): Promise<number | undefined> {
+    this.assertUsable();
+    const saveable = this.state.saveSnapshotDelta && from > 0 && from < this.position && this.ledger.evaluated === this.position && this.state.length === this.position;
+    return saveable ? this.state.saveSnapshotDelta!(path, from, this.ledger.tokens.slice(from)) : undefined;
+  }
+
+  /**
+   * Adopt the cache saved at `path`, followed by the `deltas` saved after it in order, when
+   * together they hold exactly the ledger (restore() first); else keep a fresh state, so the
+   * ledger is re-prefilled lazily. Returns whether it was adopted.
+   */
+  async loadSnapshot(path: string, deltas: readonly string[] = []): Promise<boolean> {
     this.assertUsable();
     if (!this.state.loadSnapshot || this.position === 0) return false;
+    if (deltas.length > 0 && !this.state.appendSnapshot) return false;
     const ledger = this.ledger.tokens;
     try {
-      const held = await this.state.loadSnapshot(path);
+      let held = await this.state.loadSnapshot(path);
+      for (const delta of deltas) held = held.concat(await this.state.appendSnapshot!(delta));
       if (held.length === ledger.length && held.every((token, i) => token === ledger[i]) && this.state.length === ledger.length) {
         this.ledger.forgetEvaluated();
         this.ledger.markEvaluated(ledger.length);

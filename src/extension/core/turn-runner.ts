@@ -195,15 +195,15 @@ export class TurnRunner {
 
   /**
    * Continue a saved conversation exactly: its prompt and ledger as they were, and the cache
-   * from `cachePath` when it holds exactly that ledger (else it is re-prefilled lazily).
-   * Returns whether the cache was adopted.
+   * from `cachePath` (and the `deltas` saved after it) when it holds exactly that ledger
+   * (else it is re-prefilled lazily). Returns whether the cache was adopted.
    */
-  async resume(state: ConversationState, cachePath?: string): Promise<boolean> {
+  async resume(state: ConversationState, cachePath?: string, deltas: readonly string[] = []): Promise<boolean> {
     const tokens = this.prompt.importState(state.prompt);
     await this.session.restore(tokens);
     this.turns = state.turns;
     this.restorePending = tokens.length > 0;
-    this.snapshotLoaded = cachePath !== undefined && (await this.session.loadSnapshot(cachePath));
+    this.snapshotLoaded = cachePath !== undefined && (await this.session.loadSnapshot(cachePath, deltas));
     return this.snapshotLoaded;
   }
 

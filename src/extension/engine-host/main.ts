@@ -85,6 +85,17 @@ async function handle(id: number, request: Request): Promise<unknown> {
       const tokens = await state.loadSnapshot(request.path);
       return { length: state.length, tokens };
     }
+    case "saveSnapshotDelta": {
+      const state = stateOf(request.state);
+      if (!state.saveSnapshotDelta) throw new EngineFailedError("this backend cannot write KV deltas");
+      return { bytes: await state.saveSnapshotDelta(request.path, request.from, request.tokens) };
+    }
+    case "appendSnapshot": {
+      const state = stateOf(request.state);
+      if (!state.appendSnapshot) throw new EngineFailedError("this backend cannot append KV deltas");
+      const tokens = await state.appendSnapshot(request.path);
+      return { length: state.length, tokens };
+    }
     case "probeCache": {
       const probe = await stateOf(request.state).probeCache?.();
       return probe ? { probe } : {};

@@ -39,6 +39,9 @@ export type Request =
   | { readonly op: "disposeState"; readonly state: number }
   | { readonly op: "saveSnapshot"; readonly state: number; readonly path: string; readonly tokens: readonly number[] }
   | { readonly op: "loadSnapshot"; readonly state: number; readonly path: string }
+  /** KvState.saveSnapshotDelta / appendSnapshot: incremental snapshots (a backend without them answers engine_failed). */
+  | { readonly op: "saveSnapshotDelta"; readonly state: number; readonly path: string; readonly from: number; readonly tokens: readonly number[] }
+  | { readonly op: "appendSnapshot"; readonly state: number; readonly path: string }
   /** KvState.probeCache: the engine's own count of what the state's cache holds. */
   | { readonly op: "probeCache"; readonly state: number }
   /** KvState.generateReply: sampled tokens stream back as TokenEvents before the reply. */
@@ -57,6 +60,9 @@ export interface ReplyOf {
   disposeState: Record<string, never>;
   saveSnapshot: { readonly bytes: number };
   loadSnapshot: { readonly length: number; readonly tokens: readonly number[] };
+  saveSnapshotDelta: { readonly bytes: number };
+  /** `tokens`: the ones the delta added; `length`: the state's count after it (0 when a failed append emptied it, reported as an error instead). */
+  appendSnapshot: { readonly length: number; readonly tokens: readonly number[] };
   /** `probe` absent when the backend has none or cannot tell now. */
   probeCache: { readonly probe?: CacheProbe };
   /** `speculation`: what drafting did for this reply, when the state decodes speculatively; `serverCached`: a remote state's server-reported cache hit. */
@@ -183,7 +189,10 @@ function isRequest(v: unknown): v is Request {
     case "saveSnapshot":
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0 && isTokens(v.tokens);
     case "loadSnapshot":
+    case "appendSnapshot":
       return isInt(v.state) && typeof v.path === "string" && v.path.length > 0;
+    case "saveSnapshotDelta":
+      return isInt(v.state) && typeof v.path === "string" && v.path.length > 0 && isInt(v.from) && isTokens(v.tokens) && v.tokens.length > 0;
     case "generateReply":
       return isInt(v.state) && isTokens(v.tokens) && v.tokens.length > 0 && isSampling(v.sample) && isInt(v.maxTokens) && v.maxTokens > 0;
     default:
@@ -244,6 +253,8 @@ export const replyChecks: { [K in RequestOp]: (v: unknown) => v is ReplyOf[K] } 
   disposeState: (v): v is ReplyOf["disposeState"] => isObject(v),
   saveSnapshot: (v): v is ReplyOf["saveSnapshot"] => isObject(v) && isInt(v.bytes),
   loadSnapshot: (v): v is ReplyOf["loadSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
+  saveSnapshotDelta: (v): v is ReplyOf["saveSnapshotDelta"] => isObject(v) && isInt(v.bytes),
+  appendSnapshot: (v): v is ReplyOf["appendSnapshot"] => isObject(v) && isInt(v.length) && isTokens(v.tokens),
   probeCache: (v): v is ReplyOf["probeCache"] => isObject(v) && (v.probe === undefined || isCacheProbe(v.probe)),
   generateReply: (v): v is ReplyOf["generateReply"] =>
     isObject(v) && isInt(v.length) && (v.speculation === undefined || isSpeculationCounts(v.speculation)) && (v.serverCached === undefined || isInt(v.serverCached)),

@@ -132,6 +132,23 @@ export class ProxyKvState implements KvState {
     });
   }
 
+  saveSnapshotDelta(path: string, from: number, tokens: readonly number[]): Promise<number> {
+    return this.exclusive(async () => {
+      const remote = await this.ensureRemote();
+      return (await remote.process.request({ op: "saveSnapshotDelta", state: remote.id, path, from, tokens })).bytes;
+    });
+  }
+
+  appendSnapshot(path: string): Promise<readonly number[]> {
+    return this.exclusive(async () => {
+      // A failed append may have emptied the state there (KvState.appendSnapshot): the caller resets it.
+      const remote = await this.ensureRemote();
+      const reply = await remote.process.request({ op: "appendSnapshot", state: remote.id, path });
+      this.known = reply.length;
+      return reply.tokens;
+    });
+  }
+
   /**
    * The engine process's backend answers (its own probe, over the validated IPC reply). With no
    * process the cache is gone: nothing is held, by the only count there is.

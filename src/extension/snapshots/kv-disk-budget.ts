@@ -1,13 +1,13 @@
 // The disk budget for every KV file, over the folders they are written to: chat panels'
-// snapshots (`<id>.kv` + `<id>.json`) and the session pool's parked caches (`pool-*.kv`, one
+// snapshots (`<id>.kv` + `<id>.json`, and the deltas saved after the cache, `<id>.<n>.kvd`) and the session pool's parked caches (`pool-*.kv`, one
 // folder per model). One setting (statefulChat.kvSnapshots.maxDiskMB) bounds them together.
-// Files that share a name but for the extension are one snapshot; the oldest snapshots go
+// Files that share a name up to its first dot are one snapshot; the oldest snapshots go
 // first, through their owner when one claims them (an owner refuses what it is using), else
 // removed directly (left by an earlier session). Temporary files (`*.tmp`) are saves still
 // being written: not counted, never touched.
 
 import { readdir, rm, stat } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 
 interface StoredSnapshot {
@@ -85,8 +85,11 @@ export class KvFolderBudget implements KvDiskBudget {
   }
 }
 
+/** The path up to the first dot of its name: `<id>.kv`, `<id>.json` and a snapshot's deltas `<id>.3.kvd` are one snapshot. */
 function stemOf(path: string): string {
-  return path.slice(0, path.length - extname(path).length);
+  const name = basename(path);
+  const dot = name.indexOf(".");
+  return dot < 0 ? path : join(dirname(path), name.slice(0, dot));
 }
 
 async function removeAll(paths: readonly string[]): Promise<boolean> {

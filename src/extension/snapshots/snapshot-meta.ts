@@ -20,9 +20,45 @@ export interface SnapshotMeta {
   readonly ledger: { readonly length: number; readonly sha256: string };
   /** Size of the cache file; a shorter file is a truncated one. */
   readonly cacheBytes: number;
+  /**
+   * Incremental saves after the cache file, in order: each holds the cells of the ledger's
+   * tokens [from, from + length), the first starting where the cache file ends and the last
+   * ending at the ledger's end. Absent: the cache file holds the whole ledger.
+   */
+  readonly deltas?: readonly SnapshotDelta[];
   readonly conversation: ConversationState;
   /** The workspace context that conversation holds (a chat panel's; absent for others and in older snapshots). */
   readonly context?: readonly SavedContextItem[];
+}
+
+export interface SnapshotDelta {
+  /** The file's name, in the snapshot's folder: `<id>.<n>.kvd`. */
+  readonly file: string;
+  readonly from: number;
+  readonly length: number;
+  readonly bytes: number;
+}
+
+/** A delta file's name for snapshot `id`. */
+export function deltaFileName(id: string, n: number): string {
+  return `${id}.${n}.kvd`;
+}
+
+/** Where the cache file ends: the first delta's start, or the whole ledger. */
+export function cacheFileLength(meta: Pick<SnapshotMeta, "deltas" | "ledger">): number {
+  return meta.deltas?.[0]?.from ?? meta.ledger.length;
+}
+
+function isDeltaChain(v: unknown, id: string, ledgerLength: number): v is readonly SnapshotDelta[] {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  let end: number | undefined;
+  for (const d of v as unknown[]) {
+    if (!isObject(d) || typeof d.file !== "string" || !isCount(d.from) || !isCount(d.length) || !isCount(d.bytes) || d.length === 0) return false;
+    if (!new RegExp(`^${id}\\.\\d+\\.kvd$`).test(d.file)) return false;
+    if (end === undefined ? d.from === 0 : d.from !== end) return false;
+    end = d.from + d.length;
+  }
+  return end === ledgerLength;
 }
 
 export function ledgerOf(conversation: ConversationState): number[] {
@@ -59,6 +95,7 @@ export function parseMeta(raw: unknown): SnapshotMeta | undefined {
   if (!isObject(ledger) || !isCount(ledger.length) || typeof ledger.sha256 !== "string") return undefined;
   if (!isCount(raw.contextSize) || !isCount(raw.cacheBytes) || !isConversation(raw.conversation)) return undefined;
   if (raw.context !== undefined && parseSavedContext(raw.context) === undefined) return undefined;
+  if (raw.deltas !== undefined && !(/^[\w-]+$/.test(raw.id) && isDeltaChain(raw.deltas, raw.id, ledger.length))) return undefined;
   const tokens = ledgerOf(raw.conversation);
   if (tokens.length !== ledger.length || ledgerHash(tokens) !== ledger.sha256) return undefined;
   return raw as unknown as SnapshotMeta;

@@ -1,6 +1,9 @@
 // KV snapshots on disk, one per chat: `<id>.kv` (the backend's cache file) and `<id>.json`
 // (what it was made with and the conversation it holds), both written to temporary names
-// and renamed into place. A snapshot is loaded only when model, backend, context size,
+// and renamed into place. Incremental: when the conversation only grew since the last save
+// and the backend can, a save writes only the new cells (`<id>.<n>.kvd`, listed in the
+// description) instead of the whole cache again; the whole cache is rewritten when the
+// deltas together reach its size, when the conversation was rewound, or a save is pending. A snapshot is loaded only when model, backend, context size,
 // ledger and file size all match; anything else is deleted, never loaded. One disk budget
 // (kv-disk-budget.ts, shared with the pool's parked sessions) evicts the oldest snapshots.
 //
@@ -13,14 +16,14 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { ChatSession } from "../core/chat-session";
+import type { ChatSession, SnapshotWriter } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
 import type { SavedContextItem } from "../core/context-delta";
 import type { EngineInfo } from "../core/engine";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 import { KvFolderBudget } from "./kv-disk-budget";
 import { modelDifferences, modelIdentity } from "./model-identity";
-import { ledgerHash, ledgerOf, parseMeta, type SnapshotMeta } from "./snapshot-meta";
+import { deltaFileName, ledgerHash, ledgerOf, parseMeta, type SnapshotDelta, type SnapshotMeta } from "./snapshot-meta";
 
 export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
 
@@ -46,7 +49,20 @@ interface PendingSave {
   readonly tempCache: string;
   readonly tempMeta: string;
   readonly description: SnapshotMeta;
+  /** A delta: its file's final path, and the ticket of the save on disk it extends. */
+  readonly delta?: { readonly path: string; readonly basedOn: number };
 }
+
+/** The snapshot on disk for a chat, as this store last published or restored it. */
+interface OnDisk {
+  readonly ticket: number;
+  readonly ledger: SnapshotMeta["ledger"];
+  readonly cacheBytes: number;
+  readonly deltas: readonly SnapshotDelta[];
+}
+
+/** Deltas per snapshot before the whole cache is written again (each restore appends them one by one). */
+const MAX_DELTAS = 64;
 
 export class SnapshotStore implements KvFileOwner {
   /** Per chat: publishing saves, deletes, restores and evictions run in order. */
@@ -59,6 +75,12 @@ export class SnapshotStore implements KvFileOwner {
   private readonly publishedAt = new Map<string, number>();
   /** Chats being restored (their files are not evicted meanwhile). */
   private readonly restoring = new Set<string>();
+  /** Per chat, the snapshot on disk (what a delta extends). */
+  private readonly onDisk = new Map<string, OnDisk>();
+  /** Per chat, saves written and not yet published: a delta is written only when none is. */
+  private readonly unpublished = new Map<string, number>();
+  /** Engines (backend and model) that refused a delta: they get whole saves. */
+  private readonly noDeltas = new Set<string>();
   private readonly budget: KvDiskBudget;
 
   constructor(
@@ -99,18 +121,18 @@ export class SnapshotStore implements KvFileOwner {
     ticket: number,
     info: EngineInfo,
     conversation: SnapshotMeta["conversation"],
-    writeCache: (path: string) => Promise<number | undefined>,
+    writeCache: SnapshotWriter,
     context: TurnContext | undefined,
   ): Promise<PendingSave | undefined> {
     const { cache, meta } = this.files(id);
-    const tempCache = `${cache}.${randomUUID()}.tmp`;
     const tempMeta = `${meta}.${randomUUID()}.tmp`;
+    if (this.voided(id, ticket)) return undefined;
+    const tokens = ledgerOf(conversation);
+    const written = await this.writeDelta(id, info, tokens, writeCache);
+    const tempCache = written?.temp ?? `${cache}.${randomUUID()}.tmp`;
     try {
-      if (this.voided(id, ticket)) return undefined;
       await mkdir(this.root, { recursive: true });
-      const bytes = await writeCache(tempCache);
-      if (bytes === undefined) throw new NothingToSave();
-      const tokens = ledgerOf(conversation);
+      if (!written && (await writeCache(tempCache)) === undefined) throw new NothingToSave();
       const description: SnapshotMeta = {
         version: 1,
         id,
@@ -120,12 +142,14 @@ export class SnapshotStore implements KvFileOwner {
         modelPath: info.modelPath,
         contextSize: info.capacity,
         ledger: { length: tokens.length, sha256: ledgerHash(tokens) },
-        cacheBytes: (await stat(tempCache)).size,
+        cacheBytes: written ? written.base.cacheBytes : (await stat(tempCache)).size,
+        ...(written ? { deltas: [...written.base.deltas, written.delta] } : {}),
         conversation,
         ...(context && context.turn === conversation.turns ? { context: context.items } : {}),
       };
       await writeFile(tempMeta, JSON.stringify(description), "utf8");
-      return { ticket, tempCache, tempMeta, description };
+      this.unpublished.set(id, (this.unpublished.get(id) ?? 0) + 1);
+      return { ticket, tempCache, tempMeta, description, ...(written ? { delta: { path: join(this.root, written.delta.file), basedOn: written.base.ticket } } : {}) };
     } catch (error) {
       await removeTemporary(tempCache, tempMeta);
       if (error instanceof NothingToSave) return undefined;
@@ -133,18 +157,66 @@ export class SnapshotStore implements KvFileOwner {
     }
   }
 
+  /**
+   * Only the cells added since the snapshot on disk, when the conversation extends it, no other
+   * save is waiting to be published, the deltas are still smaller than the cache file and the
+   * backend can (a refusal is remembered: that engine gets whole saves). Undefined: write it whole.
+   */
+  private async writeDelta(id: string, info: EngineInfo, tokens: readonly number[], writeCache: SnapshotWriter): Promise<{ temp: string; base: OnDisk; delta: SnapshotDelta } | undefined> {
+    const base = this.onDisk.get(id);
+    const engine = `${info.backend}:${info.modelPath}`;
+    if (!base || this.noDeltas.has(engine) || (this.unpublished.get(id) ?? 0) > 0) return undefined;
+    const from = base.ledger.length;
+    if (from === 0 || from >= tokens.length || base.deltas.length >= MAX_DELTAS) return undefined;
+    if (base.deltas.reduce((sum, d) => sum + d.bytes, 0) >= base.cacheBytes) return undefined;
+    if (ledgerHash(tokens.slice(0, from)) !== base.ledger.sha256) return undefined; // Rewound or edited: not an extension.
+    const n = (base.deltas.length > 0 ? Number(/\.(\d+)\.kvd$/.exec(base.deltas[base.deltas.length - 1].file)![1]) : 0) + 1;
+    const file = deltaFileName(id, n);
+    const temp = `${join(this.root, file)}.${randomUUID()}.tmp`;
+    try {
+      await mkdir(this.root, { recursive: true });
+      const bytes = await writeCache(temp, from);
+      if (bytes === undefined) {
+        await rm(temp, { force: true });
+        return undefined;
+      }
+      return { temp, base, delta: { file, from, length: tokens.length - from, bytes: (await stat(temp)).size } };
+    } catch {
+      // This engine cannot split its cache (another binary, a sliding-window or recurrent model): whole saves from now on.
+      this.noDeltas.add(engine);
+      await rm(temp, { force: true });
+      return undefined;
+    }
+  }
+
   /** In the chat's chain: rename the save into place unless a delete or a newer save came first. */
   private async publish(id: string, pending: PendingSave, cache: string, meta: string): Promise<SnapshotMeta | undefined> {
     try {
       if (this.voided(id, pending.ticket) || (this.publishedAt.get(id) ?? 0) > pending.ticket) return undefined;
-      // Cache first, description last: a description always names a complete cache file.
-      await rename(pending.tempCache, cache);
+      // A delta extends one snapshot: if another was published or deleted since, it is dropped (the next save writes it whole).
+      if (pending.delta && (this.onDisk.get(id)?.ticket ?? -1) !== pending.delta.basedOn) return undefined;
+      // Cache (or delta) first, description last: a description always names complete files.
+      await rename(pending.tempCache, pending.delta?.path ?? cache);
       await rename(pending.tempMeta, meta);
       this.publishedAt.set(id, pending.ticket);
+      const { ledger, cacheBytes, deltas = [] } = pending.description;
+      this.onDisk.set(id, { ticket: pending.ticket, ledger, cacheBytes, deltas });
+      // A whole save makes the earlier deltas useless.
+      if (!pending.delta) await this.removeDeltas(id, new Set());
       return pending.description;
     } finally {
+      const left = (this.unpublished.get(id) ?? 1) - 1;
+      if (left > 0) this.unpublished.set(id, left);
+      else this.unpublished.delete(id);
       await removeTemporary(pending.tempCache, pending.tempMeta);
     }
+  }
+
+  /** The chat's delta files, but those in `keep`. */
+  private async removeDeltas(id: string, keep: ReadonlySet<string>): Promise<void> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const delta = new RegExp(`^${id}\\.\\d+\\.kvd$`);
+    await Promise.all(names.filter((n) => delta.test(n) && !keep.has(n)).map((n) => rm(join(this.root, n), { force: true })));
   }
 
   private voided(id: string, ticket: number): boolean {
@@ -165,7 +237,10 @@ export class SnapshotStore implements KvFileOwner {
           if (checked !== "no snapshot") await this.removeFiles(id);
           return { kind: "none", reason: checked };
         }
-        const adopted = await chat.resume(checked.conversation, cache);
+        const deltas = (checked.deltas ?? []).map((d) => join(this.root, d.file));
+        const adopted = await chat.resume(checked.conversation, cache, deltas);
+        // What the next save may extend (a delta after these).
+        if (adopted) this.onDisk.set(id, { ticket: this.publishedAt.get(id) ?? 0, ledger: checked.ledger, cacheBytes: checked.cacheBytes, deltas: checked.deltas ?? [] });
         // Either way the snapshot's conversation is kept (its cache, or re-prefilled), context and all.
         const context = checked.context ? { context: checked.context } : {};
         if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...context };
@@ -247,7 +322,7 @@ export class SnapshotStore implements KvFileOwner {
   }
 
   evict(paths: readonly string[], writtenAt: number): Promise<boolean> {
-    const id = basename(paths[0]).replace(/\.[^.]*$/, "");
+    const id = basename(paths[0]).split(".")[0];
     if (!/^[\w-]+$/.test(id)) return Promise.resolve(false);
     return this.chain(id, async () => {
       if (this.restoring.has(id)) return false;
@@ -281,14 +356,20 @@ export class SnapshotStore implements KvFileOwner {
     if (meta.contextSize !== info.capacity) return `made for context size ${meta.contextSize}, not ${info.capacity}`;
     const size = await stat(cache).then((s) => s.size, () => -1);
     if (size !== meta.cacheBytes) return size < 0 ? "cache file missing" : `cache file is ${size} bytes, expected ${meta.cacheBytes} (truncated)`;
+    for (const delta of meta.deltas ?? []) {
+      const bytes = await stat(join(this.root, delta.file)).then((s) => s.size, () => -1);
+      if (bytes !== delta.bytes) return bytes < 0 ? `delta ${delta.file} missing` : `delta ${delta.file} is ${bytes} bytes, expected ${delta.bytes} (truncated)`;
+    }
     if (!sameConversation(meta.conversation.prompt.messages, messages)) return "the transcript's conversation differs";
     return meta;
   }
 
   private async removeFiles(id: string): Promise<void> {
     const { cache, meta, closed } = this.files(id);
+    this.onDisk.delete(id);
     await rm(meta, { force: true });
     await rm(cache, { force: true });
+    await this.removeDeltas(id, new Set());
     await rm(closed, { force: true });
   }
 

@@ -4,7 +4,7 @@
 // this build when present and the prebuilt binary otherwise (see FAST_BUILD_CMAKE_OPTIONS).
 
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
@@ -70,8 +70,17 @@ function pathsFor(root: string): Paths {
   return {
     root,
     packageDir,
-    // Applied in order to a staging copy of node-llama-cpp: its addon sources, then ggml's CPU flash attention.
-    patches: [join(patchDir, "addon-threadpool.patch"), join(patchDir, "addon-common-batch-add.patch"), join(patchDir, "addon-generate.patch"), join(patchDir, "addon-verify.patch"), join(root, GGML_CPU_PATCH)],
+    // Applied in order to a staging copy of node-llama-cpp: its addon sources, the KV cache's
+    // position-range state (llama.cpp) with the addon's delta files, then ggml's CPU flash attention.
+    patches: [
+      join(patchDir, "addon-threadpool.patch"),
+      join(patchDir, "addon-common-batch-add.patch"),
+      join(patchDir, "addon-generate.patch"),
+      join(patchDir, "addon-verify.patch"),
+      join(patchDir, "llama-kv-state-range.patch"),
+      join(patchDir, "addon-kv-delta.patch"),
+      join(root, GGML_CPU_PATCH),
+    ],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
   };
@@ -122,6 +131,17 @@ async function prepareStaging(paths: Paths, source: string, log: (line: string) 
   return staging;
 }
 
+/** The build's cache key (patches, sources, options), kept beside the binary so a stale build is told apart. */
+const BUILD_KEY_FILE = "stateful-chat-build-key";
+
+function readBuildKey(folder: string): string | undefined {
+  try {
+    return readFileSync(join(folder, "Release", BUILD_KEY_FILE), "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Caches only what loads (Release/ and the done marker), not the CMake tree. */
 async function saveToCache(folder: string, cached: string): Promise<void> {
   await rm(dirname(cached), { recursive: true, force: true });
@@ -137,8 +157,15 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   }
   const paths = pathsFor(root);
   if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
-  const cacheDir = join(paths.cacheRoot, cacheKey(paths));
-  const present = findFastBuild(paths.localBuilds);
+  const key = cacheKey(paths);
+  const cacheDir = join(paths.cacheRoot, key);
+  let present = findFastBuild(paths.localBuilds);
+  if (present && readBuildKey(join(paths.localBuilds, present)) !== key) {
+    // Built from other patches (or before builds recorded theirs): stale, replaced below.
+    log(`${join(paths.localBuilds, present)} was built from other patches: replacing it`);
+    await rm(join(paths.localBuilds, present), { recursive: true, force: true });
+    present = undefined;
+  }
   if (present) {
     // Built in this node_modules, so for this machine: make sure the loader may use it,
     // and that the next npm ci finds it in the cache.
@@ -151,6 +178,7 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   if (cachedName) {
     await mkdir(paths.localBuilds, { recursive: true });
     await cp(join(cacheDir, cachedName), join(paths.localBuilds, cachedName), { recursive: true });
+    writeFileSync(join(paths.localBuilds, cachedName, "Release", BUILD_KEY_FILE), key);
     return { folder: join(paths.localBuilds, cachedName), source: "cache" };
   }
 
@@ -168,6 +196,7 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   const stagedName = findFastBuild(stagedBuilds);
   if (!stagedName) throw new FastBuildUnavailableError(`the build finished but ${stagedBuilds} holds no usable build`);
   writeCpuSignature(join(stagedBuilds, stagedName, "Release"));
+  writeFileSync(join(stagedBuilds, stagedName, "Release", BUILD_KEY_FILE), key);
   await saveToCache(join(stagedBuilds, stagedName), join(cacheDir, stagedName));
   await rm(staging, { recursive: true, force: true });
   await mkdir(paths.localBuilds, { recursive: true });

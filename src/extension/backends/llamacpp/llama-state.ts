@@ -14,6 +14,7 @@ import type {
   Token,
 } from "./node-llama-cpp";
 import { replyRunStartingLater } from "../../core/reply-run";
+import { kvDeltas, type KvDeltas } from "./kv-deltas";
 import { kvCachePositions, nativeReplyLoop, nativeVerify, type KvCachePositions, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
@@ -43,9 +44,18 @@ export class LlamaKvState implements KvState {
     replyLoop: NativeReplyLoop | undefined,
     private readonly verifyInOneCall: NativeVerify | undefined,
     private readonly positions: KvCachePositions | undefined,
+    deltas: KvDeltas | undefined,
   ) {
     if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(replyLoop, tokens, options, onToken);
+    if (deltas) {
+      this.saveSnapshotDelta = (path, from, tokens) => this.exclusive(() => deltas.save(path, from, tokens));
+      this.appendSnapshot = (path) => this.exclusive(() => deltas.append(path));
+    }
   }
+
+  /** Present when the loaded binary writes and appends KV deltas (our build; see KvState). */
+  readonly saveSnapshotDelta?: (path: string, from: number, tokens: readonly number[]) => Promise<number>;
+  readonly appendSnapshot?: (path: string) => Promise<readonly number[]>;
 
   /** `onDispose` lets the engine forget the state once it is disposed. */
   static async create(model: LlamaModel, options: LlamaStateOptions, onDispose: () => void): Promise<LlamaKvState> {
@@ -70,7 +80,7 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence), kvCachePositions(context, sequence));
+    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence), kvCachePositions(context, sequence), kvDeltas(context, sequence));
   }
 
   get capacity(): number {

@@ -52,6 +52,12 @@ class OneTokenAtATimeVerify implements KvState {
   get loadSnapshot(): KvState["loadSnapshot"] {
     return this.inner.loadSnapshot?.bind(this.inner);
   }
+  get saveSnapshotDelta(): KvState["saveSnapshotDelta"] {
+    return this.inner.saveSnapshotDelta?.bind(this.inner);
+  }
+  get appendSnapshot(): KvState["appendSnapshot"] {
+    return this.inner.appendSnapshot?.bind(this.inner);
+  }
   get probeCache(): KvState["probeCache"] {
     return this.inner.probeCache?.bind(this.inner);
   }

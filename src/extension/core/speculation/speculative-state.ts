@@ -112,6 +112,24 @@ export class SpeculativeKvState implements KvState {
     return save && ((path, tokens) => this.tracked(() => save.call(this.inner, path, tokens)));
   }
 
+  get saveSnapshotDelta(): KvState["saveSnapshotDelta"] {
+    const save = this.inner.saveSnapshotDelta;
+    return save && ((path, from, tokens) => this.tracked(() => save.call(this.inner, path, from, tokens)));
+  }
+
+  get appendSnapshot(): KvState["appendSnapshot"] {
+    const append = this.inner.appendSnapshot;
+    return (
+      append &&
+      ((path) =>
+        this.tracked(async () => {
+          const added = await append.call(this.inner, path);
+          this.mirror.append(added);
+          return added;
+        }))
+    );
+  }
+
   /** The backend's own count of its cache (KvState.probeCache), in turn with this wrapper's calls. */
   get probeCache(): KvState["probeCache"] {
     const probe = this.inner.probeCache;
