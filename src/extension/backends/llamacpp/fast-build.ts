@@ -24,8 +24,9 @@ export const NO_AMX_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
  * own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
  * the llama.cpp source the build came from, so that a build from another source (such as
  * the older one node-llama-cpp bundles) is never taken for ours. STATEFUL_CHAT_PATCHES
- * (unused by cmake too) names the patch set, so a build made before a patch changed is not
- * taken for ours either: its folder name differs, and the next build-llama rebuilds.
+ * (unused by cmake too) names the patch set, so a build made before a patch was added is not
+ * taken for ours either: its folder name differs, and the next build-llama rebuilds. (A change
+ * inside a patch is caught by build-llama's build key, a hash of every patch's text.)
  */
 export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   GGML_OPENMP: "OFF",
@@ -34,7 +35,7 @@ export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   CMAKE_C_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
   CMAKE_CXX_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
   STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
-  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.fa-grouped",
+  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.fa-grouped",
 };
 
 export function isCompleteBuild(folder: string): boolean {
