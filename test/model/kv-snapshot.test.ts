@@ -215,6 +215,30 @@ describe("KV snapshots (default model, engine process)", () => {
       assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
       await chat.dispose();
     });
+
+    it("refuses a delta whose cells repeat a position, its size and tokens intact (the engine refuses it; re-prefilled)", async () => {
+      const files = copyAs("delta-dup");
+      const last = files.deltas.at(-1)!;
+      const bytes = readFileSync(last);
+      // The addon's delta file: magic, version, from, token count, the tokens, the state's size;
+      // then llama.cpp's sequence state: its magic and sequence id, the stream count, the cell
+      // count, and each cell's position first.
+      const from = bytes.readInt32LE(8);
+      const tokenCount = bytes.readUInt32LE(12);
+      const firstCell = 16 + 4 * tokenCount + 8 + 8 + 8;
+      assert.ok(tokenCount >= 2, "a delta of at least two cells");
+      assert.equal(bytes.readUInt32LE(firstCell - 4), tokenCount, "one cell per token");
+      assert.equal(bytes.readInt32LE(firstCell), from, "the first cell holds the delta's first position");
+      bytes.writeInt32LE(from + 1, firstCell); // two cells at from + 1, none at from: the last position is still right
+      writeFileSync(last, bytes);
+      const chat = await ChatSession.create(engine, { turn: TURN });
+      assert.equal((await store.restore("delta-dup", chat, messages)).kind, "conversation");
+      assert.ok(!existsSync(files.cache) && files.deltas.every((d) => !existsSync(d)), "its files deleted");
+      const stats = await chat.send({ text: NEXT });
+      assert.equal(stats.cached, 0, "nothing of the refused chain is used");
+      assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
+      await chat.dispose();
+    });
   });
 
   it("refuses and deletes a snapshot made for another context size", async () => {

@@ -135,6 +135,37 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     await Promise.all([chat.dispose(), other.dispose(), newest.dispose()]);
   });
 
+  it("a base removed behind the store's back (another window's budget, a user) gets a whole save, not a delta onto missing files", async () => {
+    const engine = new SnapshotEngine(dir, 4096, 12, true);
+    const store = new SnapshotStore(root);
+    const { chat, messages } = await savedChat(engine, store, "chat-a", 2);
+    assert.deepEqual(deltaFiles("chat-a"), ["chat-a.1.kvd"]);
+    rmSync(join(root, "chat-a.kv")); // as another window's eviction or a user would
+    const stats = await chat.send({ text: "one more" });
+    messages.push({ role: "user", content: "one more" }, { role: "assistant", content: stats.reply });
+    const meta = await store.save("chat-a", chat);
+    assert.equal(meta?.deltas, undefined, "whole, since the cache file the chain extends is gone");
+    assert.deepEqual(files(), ["chat-a.json", "chat-a.kv"]);
+    const revived = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    assert.deepEqual(await store.restore("chat-a", revived, messages), { kind: "snapshot", tokens: chat.position });
+    await Promise.all([chat.dispose(), revived.dispose()]);
+  });
+
+  it("a chat's snapshot made by another engine (another context size) is not extended by a delta", async () => {
+    const store = new SnapshotStore(root);
+    const first = new SnapshotEngine(dir, 4096, 12, true);
+    const { chat } = await savedChat(first, store, "chat-a", 1);
+    // The same conversation, now on an engine of another context size: its cells are not the base's.
+    const other = new SnapshotEngine(dir, 2048, 12, true);
+    const moved = await ChatSession.create(other, { turn: { maxTokens: 8 } });
+    await moved.send({ text: "question 0" });
+    await moved.send({ text: "question 1" });
+    const meta = await store.save("chat-a", moved);
+    assert.equal(meta?.contextSize, 2048);
+    assert.equal(meta?.deltas, undefined, "whole: a delta would put this engine's cells on the other's");
+    await Promise.all([chat.dispose(), moved.dispose()]);
+  });
+
   it("a description whose delta chain has a gap, or does not end at the ledger's end, is refused", async () => {
     const engine = new SnapshotEngine(dir, 4096, 12, true);
     const store = new SnapshotStore(root);

@@ -56,9 +56,23 @@ interface PendingSave {
 /** The snapshot on disk for a chat, as this store last published or restored it. */
 interface OnDisk {
   readonly ticket: number;
+  /** What its cells were computed with: a delta from another engine must not extend them. */
+  readonly backend: SnapshotMeta["backend"];
+  readonly modelPath: string | undefined;
+  readonly contextSize: number;
   readonly ledger: SnapshotMeta["ledger"];
   readonly cacheBytes: number;
   readonly deltas: readonly SnapshotDelta[];
+}
+
+function onDiskOf(ticket: number, meta: SnapshotMeta): OnDisk {
+  const { backend, modelPath, contextSize, ledger, cacheBytes, deltas = [] } = meta;
+  return { ticket, backend, modelPath, contextSize, ledger, cacheBytes, deltas };
+}
+
+/** Whether a file is there with exactly this size. */
+async function hasSize(path: string, bytes: number): Promise<boolean> {
+  return stat(path).then((s) => s.size === bytes, () => false);
 }
 
 /** Deltas per snapshot before the whole cache is written again (each restore appends them one by one). */
@@ -158,9 +172,11 @@ export class SnapshotStore implements KvFileOwner {
   }
 
   /**
-   * Only the cells added since the snapshot on disk, when the conversation extends it, no other
-   * save is waiting to be published, the deltas are still smaller than the cache file and the
-   * backend can (a refusal is remembered: that engine gets whole saves). Undefined: write it whole.
+   * Only the cells added since the snapshot on disk, when the conversation extends it, the same
+   * engine made it, its files are still there (another window's budget, or a user, may have
+   * removed them), no other save is waiting to be published, the deltas are still smaller than
+   * the cache file and the backend can (a refusal is remembered: that engine gets whole saves).
+   * Undefined: write it whole.
    */
   private async writeDelta(id: string, info: EngineInfo, tokens: readonly number[], writeCache: SnapshotWriter): Promise<{ temp: string; base: OnDisk; delta: SnapshotDelta } | undefined> {
     const base = this.onDisk.get(id);
@@ -170,6 +186,9 @@ export class SnapshotStore implements KvFileOwner {
     if (from === 0 || from >= tokens.length || base.deltas.length >= MAX_DELTAS) return undefined;
     if (base.deltas.reduce((sum, d) => sum + d.bytes, 0) >= base.cacheBytes) return undefined;
     if (ledgerHash(tokens.slice(0, from)) !== base.ledger.sha256) return undefined; // Rewound or edited: not an extension.
+    if (base.backend !== info.backend || base.modelPath !== info.modelPath || base.contextSize !== info.capacity) return undefined;
+    const present = await Promise.all([hasSize(this.files(id).cache, base.cacheBytes), ...base.deltas.map((d) => hasSize(join(this.root, d.file), d.bytes))]);
+    if (!present.every(Boolean)) return undefined;
     const n = (base.deltas.length > 0 ? Number(/\.(\d+)\.kvd$/.exec(base.deltas[base.deltas.length - 1].file)![1]) : 0) + 1;
     const file = deltaFileName(id, n);
     const temp = `${join(this.root, file)}.${randomUUID()}.tmp`;
@@ -199,8 +218,7 @@ export class SnapshotStore implements KvFileOwner {
       await rename(pending.tempCache, pending.delta?.path ?? cache);
       await rename(pending.tempMeta, meta);
       this.publishedAt.set(id, pending.ticket);
-      const { ledger, cacheBytes, deltas = [] } = pending.description;
-      this.onDisk.set(id, { ticket: pending.ticket, ledger, cacheBytes, deltas });
+      this.onDisk.set(id, onDiskOf(pending.ticket, pending.description));
       // A whole save makes the earlier deltas useless.
       if (!pending.delta) await this.removeDeltas(id, new Set());
       return pending.description;
@@ -235,12 +253,14 @@ export class SnapshotStore implements KvFileOwner {
         const checked = await this.check(id, chat.engine.info, messages);
         if (typeof checked === "string") {
           if (checked !== "no snapshot") await this.removeFiles(id);
+          else this.onDisk.delete(id); // gone behind this store's back: the next save is whole
+
           return { kind: "none", reason: checked };
         }
         const deltas = (checked.deltas ?? []).map((d) => join(this.root, d.file));
         const adopted = await chat.resume(checked.conversation, cache, deltas);
         // What the next save may extend (a delta after these).
-        if (adopted) this.onDisk.set(id, { ticket: this.publishedAt.get(id) ?? 0, ledger: checked.ledger, cacheBytes: checked.cacheBytes, deltas: checked.deltas ?? [] });
+        if (adopted) this.onDisk.set(id, onDiskOf(this.publishedAt.get(id) ?? 0, checked));
         // Either way the snapshot's conversation is kept (its cache, or re-prefilled), context and all.
         const context = checked.context ? { context: checked.context } : {};
         if (adopted) return { kind: "snapshot", tokens: checked.ledger.length, ...context };
