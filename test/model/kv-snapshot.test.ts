@@ -192,6 +192,16 @@ describe("KV snapshots (default model, engine process)", () => {
       await reference.dispose();
     });
 
+    /** A snapshot whose files pass the store's checks but not the engine's: the conversation is kept and re-prefilled, the files deleted. Disposes `chat`. */
+    async function refusedByTheEngine(id: string, chat: ChatSession, files: { cache: string; deltas: readonly string[] }) {
+      assert.equal((await store.restore(id, chat, messages)).kind, "conversation");
+      assert.ok(!existsSync(files.cache) && files.deltas.every((d) => !existsSync(d)), "its files deleted");
+      const stats = await chat.send({ text: NEXT });
+      assert.equal(stats.cached, 0, "nothing of the refused chain is used");
+      assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
+      await chat.dispose();
+    }
+
     it("refuses a truncated delta, and one whose description was made to match it (the engine refuses it; re-prefilled)", async () => {
       const files = copyAs("delta-cut");
       const last = files.deltas.at(-1)!;
@@ -208,12 +218,7 @@ describe("KV snapshots (default model, engine process)", () => {
       const meta = JSON.parse(readFileSync(lying.meta, "utf8"));
       meta.deltas.at(-1).bytes = statSync(cut).size;
       writeFileSync(lying.meta, JSON.stringify(meta));
-      assert.equal((await store.restore("delta-cut-2", chat, messages)).kind, "conversation");
-      assert.ok(lying.deltas.every((d) => !existsSync(d)));
-      const stats = await chat.send({ text: NEXT });
-      assert.equal(stats.cached, 0, "nothing of the refused chain is used");
-      assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
-      await chat.dispose();
+      await refusedByTheEngine("delta-cut-2", chat, lying);
     });
 
     it("refuses a delta whose cells repeat a position, its size and tokens intact (the engine refuses it; re-prefilled)", async () => {
@@ -231,13 +236,7 @@ describe("KV snapshots (default model, engine process)", () => {
       assert.equal(bytes.readInt32LE(firstCell), from, "the first cell holds the delta's first position");
       bytes.writeInt32LE(from + 1, firstCell); // two cells at from + 1, none at from: the last position is still right
       writeFileSync(last, bytes);
-      const chat = await ChatSession.create(engine, { turn: TURN });
-      assert.equal((await store.restore("delta-dup", chat, messages)).kind, "conversation");
-      assert.ok(!existsSync(files.cache) && files.deltas.every((d) => !existsSync(d)), "its files deleted");
-      const stats = await chat.send({ text: NEXT });
-      assert.equal(stats.cached, 0, "nothing of the refused chain is used");
-      assert.equal(stats.reply, expected.reply, "re-prefilled, the same reply");
-      await chat.dispose();
+      await refusedByTheEngine("delta-dup", await ChatSession.create(engine, { turn: TURN }), files);
     });
   });
 
