@@ -29,6 +29,8 @@ export class SnapshotHashState extends HashState {
   /** Set when the engine writes deltas (SnapshotEngine's `deltas` option); `refuseDeltas` makes it reject them as a sliding-window model would. */
   deltas = false;
   refuseDeltas = false;
+  /** Thrown by the next delta save only (an engine crash in the middle of one, say). */
+  failNextDelta: Error | undefined;
   deltaCalls = 0;
 
   get saveSnapshotDelta(): ((path: string, from: number, tokens: readonly number[]) => Promise<number>) | undefined {
@@ -36,6 +38,9 @@ export class SnapshotHashState extends HashState {
     return async (path, from, tokens) => {
       this.deltaCalls++;
       if (this.refuseDeltas) throw new Error("this model uses sliding-window attention: its snapshots are whole files");
+      const failure = this.failNextDelta;
+      this.failNextDelta = undefined;
+      if (failure) throw failure;
       await this.hooks.beforeSave?.(path);
       if (this.cache.length !== from + tokens.length) throw new Error("the cache does not end where the delta's tokens do");
       const body = JSON.stringify({ from, tokens, cache: this.cache.slice(from) });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { ChatSession } from "../../src/extension/core/chat-session";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
+import { EngineCrashedError } from "../../src/extension/core/errors";
 import { parseMeta } from "../../src/extension/snapshots/snapshot-meta";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { deferred } from "../support/deferred";
@@ -97,6 +98,19 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     }
     assert.equal(engine.states[0].deltaCalls, 1, "asked once");
     assert.deepEqual(files(), ["chat-a.json", "chat-a.kv"], "no delta or temporary file left");
+    await chat.dispose();
+  });
+
+  it("an engine crash during a delta save gets that save written whole, and deltas again after it", async () => {
+    const engine = new SnapshotEngine(dir, 4096, 12, true);
+    const store = new SnapshotStore(root);
+    const { chat } = await savedChat(engine, store, "chat-a", 1);
+    await chat.send({ text: "second" });
+    engine.states[0].failNextDelta = new EngineCrashedError("The engine process stopped (SIGKILL).", true);
+    assert.equal((await store.save("chat-a", chat))?.deltas, undefined, "whole, after the delta failed");
+    await chat.send({ text: "third" });
+    assert.equal((await store.save("chat-a", chat))?.deltas?.length, 1, "a crash is not a refusal: the next save is a delta");
+    assert.equal(engine.states[0].deltaCalls, 2);
     await chat.dispose();
   });
 

@@ -20,6 +20,7 @@ import type { ChatSession, SnapshotWriter } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
 import type { SavedContextItem } from "../core/context-delta";
 import type { EngineInfo } from "../core/engine";
+import { CancelledError, DisposedError, EngineCrashedError } from "../core/errors";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 import { KvFolderBudget } from "./kv-disk-budget";
 import { modelDifferences, modelIdentity } from "./model-identity";
@@ -200,9 +201,10 @@ export class SnapshotStore implements KvFileOwner {
         return undefined;
       }
       return { temp, base, delta: { file, from, length: tokens.length - from, bytes: (await stat(temp)).size } };
-    } catch {
-      // This engine cannot split its cache (another binary, a sliding-window or recurrent model): whole saves from now on.
-      this.noDeltas.add(engine);
+    } catch (error) {
+      // This engine cannot split its cache (another binary, a sliding-window or recurrent model):
+      // whole saves from now on. A crash, a disposed state or a cancel says nothing about that.
+      if (!(error instanceof EngineCrashedError || error instanceof DisposedError || error instanceof CancelledError)) this.noDeltas.add(engine);
       await rm(temp, { force: true });
       return undefined;
     }
