@@ -71,11 +71,6 @@ function onDiskOf(ticket: number, meta: SnapshotMeta): OnDisk {
   return { ticket, backend, modelPath, contextSize, ledger, cacheBytes, deltas };
 }
 
-/** Whether a file is there with exactly this size. */
-async function hasSize(path: string, bytes: number): Promise<boolean> {
-  return stat(path).then((s) => s.size === bytes, () => false);
-}
-
 /** Deltas per snapshot before the whole cache is written again (each restore appends them one by one). */
 const MAX_DELTAS = 64;
 
@@ -188,8 +183,7 @@ export class SnapshotStore implements KvFileOwner {
     if (base.deltas.reduce((sum, d) => sum + d.bytes, 0) >= base.cacheBytes) return undefined;
     if (ledgerHash(tokens.slice(0, from)) !== base.ledger.sha256) return undefined; // Rewound or edited: not an extension.
     if (base.backend !== info.backend || base.modelPath !== info.modelPath || base.contextSize !== info.capacity) return undefined;
-    const present = await Promise.all([hasSize(this.files(id).cache, base.cacheBytes), ...base.deltas.map((d) => hasSize(join(this.root, d.file), d.bytes))]);
-    if (!present.every(Boolean)) return undefined;
+    if ((await this.missingFile(id, base)) !== undefined) return undefined;
     const n = (base.deltas.length > 0 ? Number(/\.(\d+)\.kvd$/.exec(base.deltas[base.deltas.length - 1].file)![1]) : 0) + 1;
     const file = deltaFileName(id, n);
     const temp = `${join(this.root, file)}.${randomUUID()}.tmp`;
@@ -256,7 +250,6 @@ export class SnapshotStore implements KvFileOwner {
         if (typeof checked === "string") {
           if (checked !== "no snapshot") await this.removeFiles(id);
           else this.onDisk.delete(id); // gone behind this store's back: the next save is whole
-
           return { kind: "none", reason: checked };
         }
         const deltas = (checked.deltas ?? []).map((d) => join(this.root, d.file));
@@ -358,7 +351,7 @@ export class SnapshotStore implements KvFileOwner {
 
   /** Why the snapshot cannot be used, or its meta when it can. */
   private async check(id: string, info: EngineInfo, messages: readonly ChatMessage[]): Promise<SnapshotMeta | string> {
-    const { cache, meta: metaFile } = this.files(id);
+    const { meta: metaFile } = this.files(id);
     let raw: string;
     try {
       raw = await readFile(metaFile, "utf8");
@@ -376,14 +369,21 @@ export class SnapshotStore implements KvFileOwner {
     const changed = modelDifferences(meta.model, await modelIdentity(info.modelPath));
     if (changed.length > 0) return `made with another model file (${[...changed, pathNote(meta.modelPath, info.modelPath)].join("; ")})`;
     if (meta.contextSize !== info.capacity) return `made for context size ${meta.contextSize}, not ${info.capacity}`;
-    const size = await stat(cache).then((s) => s.size, () => -1);
-    if (size !== meta.cacheBytes) return size < 0 ? "cache file missing" : `cache file is ${size} bytes, expected ${meta.cacheBytes} (truncated)`;
-    for (const delta of meta.deltas ?? []) {
+    const missing = await this.missingFile(id, meta);
+    if (missing !== undefined) return missing;
+    if (!sameConversation(meta.conversation.prompt.messages, messages)) return "the transcript's conversation differs";
+    return meta;
+  }
+
+  /** Why the cache file or a delta a snapshot names is not on disk at its recorded size, or undefined when all are. */
+  private async missingFile(id: string, snapshot: Pick<SnapshotMeta, "cacheBytes" | "deltas">): Promise<string | undefined> {
+    const size = await stat(this.files(id).cache).then((s) => s.size, () => -1);
+    if (size !== snapshot.cacheBytes) return size < 0 ? "cache file missing" : `cache file is ${size} bytes, expected ${snapshot.cacheBytes} (truncated)`;
+    for (const delta of snapshot.deltas ?? []) {
       const bytes = await stat(join(this.root, delta.file)).then((s) => s.size, () => -1);
       if (bytes !== delta.bytes) return bytes < 0 ? `delta ${delta.file} missing` : `delta ${delta.file} is ${bytes} bytes, expected ${delta.bytes} (truncated)`;
     }
-    if (!sameConversation(meta.conversation.prompt.messages, messages)) return "the transcript's conversation differs";
-    return meta;
+    return undefined;
   }
 
   private async removeFiles(id: string): Promise<void> {
