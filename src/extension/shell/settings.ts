@@ -146,6 +146,12 @@ export function readProviderContextSize(): ProviderContextSetting {
   return value;
 }
 
+/** `statefulChat.chatProvider.stablePrefixFirst`: per-conversation blocks rendered after the stable instructions and tools (default on). */
+export function readProviderStablePrefixFirst(): boolean {
+  const c = configuration();
+  return c.get<unknown>("chatProvider.stablePrefixFirst") !== false;
+}
+
 /** How long (ms) the provider keeps an unused model loaded; 0: until the window closes. */
 export function readProviderIdleMs(): number {
   return checkedSetting("chatProvider.idleMinutes") * 60_000;

@@ -3,8 +3,9 @@
 // tokenized exactly as a panel's prompt is, so its tokens can be matched against a cached
 // session's ledger.
 
-import type { ChatTemplate } from "../chat-template";
+import { ChatTemplate } from "../chat-template";
 import type { Tokenizer } from "../engine";
+import { renderStablePrefixFirst, type StablePrefixRendering } from "./stable-prefix-render";
 
 /** The one list of request roles. */
 export const REQUEST_ROLES = ["system", "user", "assistant", "tool"] as const;
@@ -38,6 +39,21 @@ export interface RequestMessage {
 export interface RenderedRequest {
   readonly text: string;
   readonly tokens: number[];
+  /** How the request was laid out (stable-prefix-render.ts); "as-sent" for a bare ChatTemplate. */
+  readonly layout?: StablePrefixRendering["layout"];
+  readonly moved?: StablePrefixRendering["moved"];
+}
+
+/**
+ * A model's template as requests from VS Code's Chat and other extensions are rendered on it:
+ * plain options from the shell (statefulChat.chatProvider.stablePrefixFirst).
+ */
+export interface RequestTemplate {
+  readonly chat: ChatTemplate;
+  /** Known per-conversation blocks after the stable instructions and tools (stable-prefix.ts); false renders VS Code's order. */
+  readonly stablePrefixFirst: boolean;
+  /** Told why a request with known blocks was rendered in VS Code's order after all. */
+  readonly onFallback?: (why: string) => void;
 }
 
 /** The messages in the shape Hugging Face chat templates read. */
@@ -64,16 +80,24 @@ export function templateToolsOf(tools: readonly ToolSpec[]): Array<Record<string
   }));
 }
 
-/** Render and tokenize a request, with the generation prompt, BOS added as a panel's prompt adds it. */
+/**
+ * Render and tokenize a request, with the generation prompt, BOS added as a panel's prompt adds
+ * it. A bare ChatTemplate renders the messages in the order sent.
+ */
 export function renderRequest(
-  template: ChatTemplate,
+  template: ChatTemplate | RequestTemplate,
   tokenizer: Tokenizer,
   messages: readonly RequestMessage[],
   tools: readonly ToolSpec[] = [],
 ): RenderedRequest {
-  const text = template.renderWith(templateMessagesOf(messages), { addGenerationPrompt: true, tools: templateToolsOf(tools) });
+  const options: RequestTemplate = template instanceof ChatTemplate ? { chat: template, stablePrefixFirst: false } : template;
+  const render = (shaped: readonly RequestMessage[]) =>
+    options.chat.renderWith(templateMessagesOf(shaped), { addGenerationPrompt: true, tools: templateToolsOf(tools) });
+  const { text, layout, moved } = options.stablePrefixFirst
+    ? renderStablePrefixFirst(render, messages, options.onFallback)
+    : { text: render(messages), layout: "as-sent" as const, moved: [] };
   const tokens = tokenizer.encode(text, { specials: true });
   const bos = tokenizer.bos;
   if (bos && !text.startsWith(bos.text)) tokens.unshift(bos.id);
-  return { text, tokens };
+  return { text, tokens, layout, moved };
 }

@@ -10,6 +10,7 @@ import * as vscode from "vscode";
 import { ChatTemplate } from "../../core/chat-template";
 import type { Tokenizer } from "../../core/engine";
 import { FilePrefixStore } from "../../core/request-pool/file-prefix-store";
+import type { RequestTemplate } from "../../core/request-pool/request-messages";
 import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
 import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
 import { toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
@@ -17,14 +18,15 @@ import { prefixStoreKey } from "../../snapshots/prefix-key";
 import type { EngineLease, EngineRegistry } from "../engine-registry";
 import { engineSettingsOf } from "../panel-helpers";
 import { IdleTracker } from "../../core/request-pool/idle-tracker";
-import { readProviderIdleMs, readProviderSessions, readSettings } from "../settings";
+import { readProviderIdleMs, readProviderSessions, readProviderStablePrefixFirst, readSettings } from "../settings";
 import type { CatalogModel } from "./lm-catalog";
 import { providerEngineSettings } from "./provider-settings";
 
 export interface ModelPool {
   readonly model: CatalogModel;
   readonly pool: SessionPool;
-  readonly template: ChatTemplate;
+  /** The model's template with the provider's layout options, read at each request (a changed setting needs no reload). */
+  readonly template: RequestTemplate;
   readonly tokenizer: Tokenizer;
   readonly toolFormat: ToolCallFormat;
   readonly modelName: string;
@@ -126,11 +128,15 @@ export class ModelPools implements vscode.Disposable {
         const prefixStore = prefixKey === undefined ? undefined : new FilePrefixStore({ dir: join(this.storageDir, model.id, "prefixes"), key: prefixKey, budget: this.diskBudget });
         held.prefixes = prefixStore;
         const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
+        const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText });
+        const onFallback = this.onceEach(`Chat provider: ${model.id}: stable prefix first not possible`);
         return {
           model,
           pool,
           tokenizer: engine.tokenizer,
-          template: new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText }),
+          get template(): RequestTemplate {
+            return { chat, stablePrefixFirst: readProviderStablePrefixFirst(), onFallback };
+          },
           toolFormat: toolCallFormatOf(engine.chatTemplate),
           modelName: engine.info.modelName,
         };
@@ -142,6 +148,16 @@ export class ModelPools implements vscode.Disposable {
       () => this.entries.get(model.id) === entry && this.entries.delete(model.id),
     );
     return entry.ready;
+  }
+
+  /** Logs each distinct reason once (a template that cannot take the layout would say so on every request). */
+  private onceEach(prefix: string): (why: string) => void {
+    const said = new Set<string>();
+    return (why) => {
+      if (said.has(why)) return;
+      said.add(why);
+      this.log.warn(`${prefix}: ${why}`);
+    };
   }
 
   record(request: ServedRequest): void {

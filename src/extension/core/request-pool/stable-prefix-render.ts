@@ -1,0 +1,59 @@
+// The guard around stable-prefix rendering (issue 36): templates differ in what they do with a
+// second system message. Some render it as its own turn (Qwen2.5, ChatML), some raise an error,
+// some drop every system message but the first, some fold system text into a user turn. So each
+// placement is rendered and checked: the second system message is taken when the template
+// renders it without error, with every byte of the moved blocks, after the stable system text;
+// else the start of the first user message when every byte of the blocks is in that rendering;
+// else VS Code's own order, with the reason given to `onFallback`. Nothing here knows a
+// template: only what it renders.
+
+import { stablePrefixLayouts, type StablePrefixPlacement, type VolatileBlockName } from "./stable-prefix";
+import type { RequestMessage } from "./request-messages";
+
+export interface StablePrefixRendering {
+  readonly text: string;
+  /** "as-sent": VS Code's order (the setting is off, no marker matched, or no placement kept the blocks). */
+  readonly layout: StablePrefixPlacement | "as-sent";
+  /** The blocks moved after the stable prefix (empty with "as-sent"). */
+  readonly moved: readonly VolatileBlockName[];
+}
+
+/**
+ * Render `messages` with the known volatile blocks after the stable prefix where the template
+ * keeps them. `render` is the template (with the request's tools); an error it throws for the
+ * messages as sent is the caller's, as without this step.
+ */
+export function renderStablePrefixFirst(
+  render: (messages: readonly RequestMessage[]) => string,
+  messages: readonly RequestMessage[],
+  onFallback?: (why: string) => void,
+): StablePrefixRendering {
+  const asSent = (): StablePrefixRendering => ({ text: render(messages), layout: "as-sent", moved: [] });
+  const layouts = stablePrefixLayouts(messages);
+  if (!layouts) return asSent();
+  const moved = layouts.blocks.map((b) => b.name);
+  const system = attempt(render, layouts.systemTurn);
+  if (system.text !== undefined) {
+    const at = system.text.indexOf(layouts.moved);
+    const stableEnd = layouts.stableSystem === "" ? 0 : system.text.indexOf(layouts.stableSystem) + layouts.stableSystem.length;
+    if (at >= 0 && at >= stableEnd) return { text: system.text, layout: "system-turn", moved };
+  }
+  const systemProblem = system.text === undefined ? `refuses a second system message (${system.error})` : "does not render a second system message as a turn of its own after the first";
+  if (!layouts.userMessage) {
+    onFallback?.(`the template ${systemProblem} and the request has no user message: rendered in VS Code's order`);
+    return asSent();
+  }
+  const user = attempt(render, layouts.userMessage);
+  if (user.text !== undefined && user.text.includes(layouts.moved)) return { text: user.text, layout: "user-message", moved };
+  const userProblem = user.text === undefined ? `fails with the blocks in the first user message (${user.error})` : "drops or changes them at the start of the first user message";
+  onFallback?.(`the template ${systemProblem} and ${userProblem}: rendered in VS Code's order (${moved.join(", ")} ahead of the tools)`);
+  return asSent();
+}
+
+function attempt(render: (messages: readonly RequestMessage[]) => string, messages: readonly RequestMessage[]): { text?: string; error?: string } {
+  try {
+    return { text: render(messages) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}

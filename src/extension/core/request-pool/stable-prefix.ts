@@ -1,0 +1,115 @@
+// Stable prefix first (issue 36): VS Code's Copilot Chat writes blocks that change per
+// conversation (the template variables name the chat session's own log folder) or per load
+// (the skills/agents list, once VS Code has loaded it) into its system message, ahead of the
+// ~13,000 tokens of tool definitions that the template renders after that message. One such
+// block makes every new conversation differ from the stored prefix a few thousand tokens in.
+// This step takes those blocks out of the system message, byte for byte, so they can be
+// rendered after the stable instructions and tools: as a second system message right after the
+// first, or at the start of the first user message (stable-prefix-render.ts picks the one the
+// template keeps). Everything else keeps its order. Pure and deterministic: the same messages
+// give the same layout, and a layout given again is unchanged (its system message holds no
+// marker any more).
+
+import type { RequestMessage } from "./request-messages";
+
+/** Where the markers were read: the Copilot Chat build whose requests were recorded (test/bench/results/agent-requests-qwen1.5b/). */
+export const MARKERS_READ_FROM = "copilot-chat 0.67 (VS Code 1.139.1)";
+
+/**
+ * The one list of blocks known to vary, each recognised by a fixed start and end marker (both
+ * part of the block). Ordered as Copilot Chat writes them; a block matches only whole.
+ */
+export const VOLATILE_BLOCKS = [
+  {
+    name: "skills-agents",
+    why: "appears once VS Code has loaded skills and agents (a follow-up has it, the first request not)",
+    start: "<instructions>\n<skills>\n",
+    end: "</instructions>",
+  },
+  {
+    name: "template-variables",
+    why: "VSCODE_TARGET_SESSION_LOG names the chat session's own debug-log folder, new for every conversation",
+    start: "The following template variables are available for this session:\n",
+    end: "When a skill or instruction references {{VSCODE_VARIABLE_NAME}}, substitute the corresponding value above.",
+  },
+] as const;
+
+export type VolatileBlockName = (typeof VOLATILE_BLOCKS)[number]["name"];
+
+/** Where a layout puts the moved blocks. */
+export const STABLE_PREFIX_PLACEMENTS = ["system-turn", "user-message"] as const;
+export type StablePrefixPlacement = (typeof STABLE_PREFIX_PLACEMENTS)[number];
+
+export interface FoundBlock {
+  readonly name: VolatileBlockName;
+  /** Offsets in the text searched; `text` is exactly text.slice(from, to). */
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
+}
+
+/** The known blocks in `text`, whole ones only, in the order they appear (each at its first occurrence). */
+export function findVolatileBlocks(text: string): FoundBlock[] {
+  const found: FoundBlock[] = [];
+  for (const block of VOLATILE_BLOCKS) {
+    const from = text.indexOf(block.start);
+    if (from < 0) continue;
+    const endAt = text.indexOf(block.end, from + block.start.length);
+    if (endAt < 0) continue;
+    const to = endAt + block.end.length;
+    found.push({ name: block.name, from, to, text: text.slice(from, to) });
+  }
+  found.sort((a, b) => a.from - b.from);
+  // Overlapping matches would move text twice: keep the first, drop what overlaps it.
+  return found.filter((block, i) => i === 0 || block.from >= found[i - 1]!.to);
+}
+
+/** `text` without `blocks` and the whitespace just before each (it separated the block from what preceded it). */
+export function withoutBlocks(text: string, blocks: readonly Pick<FoundBlock, "from" | "to">[]): string {
+  let out = "";
+  let at = 0;
+  for (const block of blocks) {
+    out = out + text.slice(at, block.from).replace(/\s+$/, "");
+    at = block.to;
+  }
+  return out + text.slice(at);
+}
+
+export interface StablePrefixLayouts {
+  /** The blocks moved, in their original order. */
+  readonly blocks: readonly FoundBlock[];
+  /** The moved blocks as one text (joined by a newline): what must appear, whole, in the rendering. */
+  readonly moved: string;
+  /** The system message without the blocks. */
+  readonly stableSystem: string;
+  /** The messages with the blocks in a system message of their own right after the first. */
+  readonly systemTurn: readonly RequestMessage[];
+  /** The messages with the blocks at the start of the first user message; undefined when there is none. */
+  readonly userMessage?: readonly RequestMessage[];
+}
+
+/** Both layouts of `messages` with the known blocks moved, or undefined when none is in the leading system message (render as sent). */
+export function stablePrefixLayouts(messages: readonly RequestMessage[]): StablePrefixLayouts | undefined {
+  const system = messages[0];
+  if (system?.role !== "system") return undefined;
+  const blocks = findVolatileBlocks(system.content);
+  if (blocks.length === 0) return undefined;
+  const moved = blocks.map((b) => b.text).join("\n");
+  const stableSystem = withoutBlocks(system.content, blocks);
+  const rest = messages.slice(1);
+  const firstUser = rest.findIndex((m) => m.role === "user");
+  return {
+    blocks,
+    moved,
+    stableSystem,
+    systemTurn: [{ ...system, content: stableSystem }, { role: "system", content: moved }, ...rest],
+    ...(firstUser < 0
+      ? {}
+      : {
+          userMessage: [
+            { ...system, content: stableSystem },
+            ...rest.map((m, i) => (i === firstUser ? { ...m, content: `${moved}\n\n${m.content}` } : m)),
+          ],
+        }),
+  };
+}
