@@ -45,7 +45,13 @@ export class PanelManager implements vscode.Disposable {
   ) {
     this.lastTextEditor = vscode.window.activeTextEditor;
     const storage = context.globalStorageUri.fsPath;
-    this.kvBudget = new KvFolderBudget(Object.values(KV_FOLDERS).map((folder) => join(storage, folder)), readSnapshotBudgetBytes);
+    const kvBudget = new KvFolderBudget(Object.values(KV_FOLDERS).map((folder) => join(storage, folder)), readSnapshotBudgetBytes);
+    this.kvBudget = kvBudget;
+    // Saves cut short by VS Code closing left temporary files that nothing else would remove.
+    void kvBudget.sweep().then(
+      (removed) => removed > 0 && log.info(`Removed ${removed} unfinished KV save file(s) left by an earlier session`),
+      (error: unknown) => log.warn(`Removing unfinished KV save files failed: ${String(error)}`),
+    );
     this.snapshots = new PanelSnapshots(new SnapshotStore(join(storage, KV_FOLDERS.panels), this.kvBudget), log, undefined, (id) => store.remove(id));
     this.subscriptions.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => {

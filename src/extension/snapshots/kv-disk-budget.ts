@@ -3,11 +3,15 @@
 // folder per model). One setting (statefulChat.kvSnapshots.maxDiskMB) bounds them together.
 // Files that share a name up to its first dot are one snapshot; the oldest snapshots go
 // first, through their owner when one claims them (an owner refuses what it is using), else
-// removed directly (left by an earlier session). Temporary files (`*.tmp`) are saves still
-// being written: not counted, never touched.
+// removed directly (left by an earlier session). Temporary files (`*.tmp`) count too: a save
+// being written is never touched, but one left by a save that never finished (VS Code closed
+// during it: hundreds of MB) is removed at start (`sweep`) and before any snapshot when over
+// budget (core/disk/temporary-files.ts tells the two apart, across windows).
 
 import { readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { makePrivateFolder } from "../core/disk/private-files";
+import { isStaleTemporary, isTemporaryName } from "../core/disk/temporary-files";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 
 interface StoredSnapshot {
@@ -19,9 +23,21 @@ interface StoredSnapshot {
   writtenAt: number;
 }
 
+/** A save's temporary file: counted, never a snapshot to evict. */
+interface TemporaryFile {
+  readonly path: string;
+  readonly bytes: number;
+  readonly modifiedMs: number;
+}
+
+interface Listing {
+  readonly snapshots: StoredSnapshot[];
+  readonly temporaries: TemporaryFile[];
+}
+
 export class KvFolderBudget implements KvDiskBudget {
   private readonly owners = new Set<KvFileOwner>();
-  private running: Promise<void> = Promise.resolve();
+  private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     /** Folders holding KV files (searched with their subfolders). */
@@ -36,20 +52,40 @@ export class KvFolderBudget implements KvDiskBudget {
   }
 
   enforce(justWritten?: string): Promise<void> {
-    const next = this.running.catch(() => undefined).then(() => this.evictOverBudget(justWritten));
-    this.running = next;
-    return next;
+    return this.serially(() => this.evictOverBudget(justWritten));
+  }
+
+  /**
+   * At start: the folders made private (earlier versions made them 0755), and the temporary
+   * files that saves left unfinished removed. Resolves with how many were removed.
+   */
+  sweep(): Promise<number> {
+    return this.serially(async () => {
+      await Promise.all(this.roots.map((root) => makePrivateFolder(root)));
+      const { temporaries } = await this.list();
+      return (await this.removeStale(temporaries)).length;
+    });
   }
 
   /** What the folders hold now, in bytes (tests, reports). */
   async usedBytes(): Promise<number> {
-    return (await this.list()).reduce((sum, s) => sum + s.bytes, 0);
+    const { snapshots, temporaries } = await this.list();
+    return sum(snapshots) + sum(temporaries);
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.running.catch(() => undefined).then(work);
+    this.running = next;
+    return next;
   }
 
   private async evictOverBudget(justWritten: string | undefined): Promise<void> {
     const budget = this.bytes();
-    const snapshots = await this.list();
-    let total = snapshots.reduce((sum, s) => sum + s.bytes, 0);
+    const { snapshots, temporaries } = await this.list();
+    let total = sum(snapshots) + sum(temporaries);
+    if (total <= budget) return;
+    // Orphaned temporaries first: nothing will ever read them.
+    for (const gone of await this.removeStale(temporaries)) total -= gone.bytes;
     if (total <= budget) return;
     const pinned = new Set([...this.owners].flatMap((o) => [...o.pinned()]));
     const keep = justWritten === undefined ? undefined : stemOf(justWritten);
@@ -64,15 +100,27 @@ export class KvFolderBudget implements KvDiskBudget {
     }
   }
 
-  private async list(): Promise<StoredSnapshot[]> {
+  /** Removes the stale ones among `temporaries`; resolves with those removed. */
+  private async removeStale(temporaries: readonly TemporaryFile[]): Promise<TemporaryFile[]> {
+    const now = Date.now();
+    const stale = temporaries.filter((t) => isStaleTemporary(basename(t.path), t.modifiedMs, now));
+    await removeAll(stale.map((t) => t.path));
+    return stale;
+  }
+
+  private async list(): Promise<Listing> {
     const byStem = new Map<string, StoredSnapshot>();
+    const temporaries: TemporaryFile[] = [];
     for (const root of this.roots) {
       const names = await readdir(root, { recursive: true }).catch(() => [] as string[]);
       for (const name of names) {
-        if (name.endsWith(".tmp")) continue;
         const path = join(root, name);
         const info = await stat(path).catch(() => undefined);
         if (!info?.isFile()) continue;
+        if (isTemporaryName(name)) {
+          temporaries.push({ path, bytes: info.size, modifiedMs: info.mtimeMs });
+          continue;
+        }
         const stem = stemOf(path);
         const entry = byStem.get(stem) ?? { stem, paths: [], bytes: 0, writtenAt: 0 };
         entry.paths.push(path);
@@ -81,8 +129,12 @@ export class KvFolderBudget implements KvDiskBudget {
         byStem.set(stem, entry);
       }
     }
-    return [...byStem.values()];
+    return { snapshots: [...byStem.values()], temporaries };
   }
+}
+
+function sum(files: readonly { readonly bytes: number }[]): number {
+  return files.reduce((total, f) => total + f.bytes, 0);
 }
 
 /** The path up to the first dot of its name: `<id>.kv`, `<id>.json` and a snapshot's deltas `<id>.3.kvd` are one snapshot. */

@@ -13,11 +13,11 @@
 // back. A chat closed shortly before the window reloads leaves a tombstone (`<id>.closed`),
 // so its snapshot is deleted later (panel-snapshots.ts) instead of staying forever.
 
-import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ChatSession, SnapshotWriter } from "../core/chat-session";
 import type { ChatMessage } from "../core/chat-template";
+import { temporaryPath } from "../core/disk/temporary-files";
 import type { SavedContextItem } from "../core/context-delta";
 import type { EngineInfo } from "../core/engine";
 import { CancelledError, DisposedError, EngineCrashedError } from "../core/errors";
@@ -135,11 +135,11 @@ export class SnapshotStore implements KvFileOwner {
     context: TurnContext | undefined,
   ): Promise<PendingSave | undefined> {
     const { cache, meta } = this.files(id);
-    const tempMeta = `${meta}.${randomUUID()}.tmp`;
+    const tempMeta = temporaryPath(meta);
     if (this.voided(id, ticket)) return undefined;
     const tokens = ledgerOf(conversation);
     const written = await this.writeDelta(id, info, tokens, writeCache);
-    const tempCache = written?.temp ?? `${cache}.${randomUUID()}.tmp`;
+    const tempCache = written?.temp ?? temporaryPath(cache);
     try {
       await mkdir(this.root, { recursive: true });
       if (!written && (await writeCache(tempCache)) === undefined) throw new NothingToSave();
@@ -186,7 +186,7 @@ export class SnapshotStore implements KvFileOwner {
     if ((await this.missingFile(id, base)) !== undefined) return undefined;
     const n = (base.deltas.length > 0 ? Number(/\.(\d+)\.kvd$/.exec(base.deltas[base.deltas.length - 1].file)![1]) : 0) + 1;
     const file = deltaFileName(id, n);
-    const temp = `${join(this.root, file)}.${randomUUID()}.tmp`;
+    const temp = temporaryPath(join(this.root, file));
     try {
       await mkdir(this.root, { recursive: true });
       const bytes = await writeCache(temp, from);

@@ -8,9 +8,9 @@
 // (a use touches the description's time, which the budget orders by), and the store keeps at
 // most `maxEntries`; an entry being read, loaded or written is pinned.
 
-import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
+import { temporaryPath } from "../disk/temporary-files";
 import type { KvDiskBudget, KvFileOwner } from "./kv-disk-budget";
 import { blockHashes, PREFIX_BLOCK_TOKENS, sharedBlocks, tokenBytes, tokensOfBytes, tokensSha256 } from "./prefix-blocks";
 import { parsePrefixMeta, PREFIX_FILE, prefixEntryFiles, prefixEntryId, type PrefixEntryFiles, type PrefixEntryMeta } from "./prefix-entry";
@@ -92,8 +92,7 @@ export class FilePrefixStore implements PrefixStore {
       return false;
     }
     const files = this.files(id);
-    const suffix = `.${randomUUID()}.tmp`;
-    const temp: PrefixEntryFiles = { cache: files.cache + suffix, tokens: files.tokens + suffix, meta: files.meta + suffix };
+    const temp: PrefixEntryFiles = { cache: temporaryPath(files.cache), tokens: temporaryPath(files.tokens), meta: temporaryPath(files.meta) };
     try {
       await this.pinning(async (pin) => {
         pin(id);
