@@ -13,6 +13,7 @@ import { SnapshotStore } from "../snapshots/snapshot-store";
 import type { EngineRegistry } from "./engine-registry";
 import { PanelSnapshots } from "./panel-snapshots";
 import { readSnapshotBudgetBytes } from "./settings";
+import { restoredChatId } from "./restored-chat-id";
 import type { SavedTranscript, TranscriptStore } from "./transcript-store";
 
 const OPEN_PANELS_KEY = "statefulChat.openPanels";
@@ -189,11 +190,8 @@ export class PanelManager implements vscode.Disposable {
 
   /** The webview state may carry the panel id; otherwise panels are matched in the order they were open. */
   private claimRestoredId(state: unknown): string | undefined {
-    const fromState = (state as { panelId?: unknown } | undefined)?.panelId;
-    const taken = new Set(this.all.map((p) => p.id));
-    if (typeof fromState === "string" && !taken.has(fromState)) return fromState;
-    const remembered = this.context.workspaceState.get<string[]>(OPEN_PANELS_KEY, []);
-    return remembered.find((id) => !taken.has(id));
+    const remembered = this.context.workspaceState.get<unknown[]>(OPEN_PANELS_KEY, []);
+    return restoredChatId(state, new Set(this.all.map((p) => p.id)), Array.isArray(remembered) ? remembered : []);
   }
 
   /** The editor tabs' chats, for the serializer (the view remembers its own: chat-view.ts). */

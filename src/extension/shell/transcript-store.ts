@@ -4,6 +4,7 @@
 
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { checkedChatId } from "../core/chat-id";
 import { isSavedTranscript, type SavedTranscript } from "./saved-transcript";
 import { TranscriptHistory, writeAtomically, type HistoryItem, type HistoryOptions } from "./transcript-history";
 
@@ -21,13 +22,15 @@ export class TranscriptStore {
     this.archived = new TranscriptHistory(join(root, "history"), options);
   }
 
+  /** A chat's file; an id that is not a chat id (a path, `..`) is refused, whoever passed it. */
   private chatFile(id: string): string {
-    return join(this.root, "chats", `${id}.json`);
+    return join(this.root, "chats", `${checkedChatId(id)}.json`);
   }
 
   async load(id: string): Promise<SavedTranscript | undefined> {
+    const file = this.chatFile(id);
     try {
-      const parsed: unknown = JSON.parse(await readFile(this.chatFile(id), "utf8"));
+      const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
       return isSavedTranscript(parsed) ? parsed : undefined;
     } catch {
       return undefined;

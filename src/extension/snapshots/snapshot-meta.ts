@@ -3,6 +3,7 @@
 // and the ledger hash is recomputed from the stored conversation (no silent corruption).
 
 import { createHash } from "node:crypto";
+import { isChatId } from "../core/chat-id";
 import { parseSavedContext, type SavedContextItem } from "../core/context-delta";
 import type { BackendName } from "../core/engine";
 import type { ConversationState } from "../core/turn-runner";
@@ -95,7 +96,7 @@ export function parseMeta(raw: unknown): SnapshotMeta | undefined {
   if (!isObject(ledger) || !isCount(ledger.length) || typeof ledger.sha256 !== "string") return undefined;
   if (!isCount(raw.contextSize) || !isCount(raw.cacheBytes) || !isConversation(raw.conversation)) return undefined;
   if (raw.context !== undefined && parseSavedContext(raw.context) === undefined) return undefined;
-  if (raw.deltas !== undefined && !(/^[\w-]+$/.test(raw.id) && isDeltaChain(raw.deltas, raw.id, ledger.length))) return undefined;
+  if (raw.deltas !== undefined && !(isChatId(raw.id) && isDeltaChain(raw.deltas, raw.id, ledger.length))) return undefined;
   const tokens = ledgerOf(raw.conversation);
   if (tokens.length !== ledger.length || ledgerHash(tokens) !== ledger.sha256) return undefined;
   return raw as unknown as SnapshotMeta;

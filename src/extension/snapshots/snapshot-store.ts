@@ -16,6 +16,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ChatSession, SnapshotWriter } from "../core/chat-session";
+import { checkedChatId, isChatId } from "../core/chat-id";
 import type { ChatMessage } from "../core/chat-template";
 import { temporaryPath } from "../core/disk/temporary-files";
 import type { SavedContextItem } from "../core/context-delta";
@@ -103,7 +104,7 @@ export class SnapshotStore implements KvFileOwner {
   }
 
   private files(id: string): { cache: string; meta: string; closed: string } {
-    if (!/^[\w-]+$/.test(id)) throw new Error(`not a snapshot id: ${id}`);
+    checkedChatId(id); // A snapshot is named by its chat: nothing else becomes a path.
     return { cache: join(this.root, `${id}.kv`), meta: join(this.root, `${id}.json`), closed: join(this.root, `${id}.closed`) };
   }
 
@@ -299,7 +300,7 @@ export class SnapshotStore implements KvFileOwner {
     const names = await readdir(this.root).catch(() => [] as string[]);
     const deleted: string[] = [];
     for (const id of names.filter((n) => n.endsWith(".closed")).map((n) => n.slice(0, -".closed".length))) {
-      if (!/^[\w-]+$/.test(id)) continue;
+      if (!isChatId(id)) continue;
       const closedAt = await this.closedAt(id);
       if (closedAt === undefined || closedAt > cutoff) continue;
       const removed = await this.chain(id, async () => {
@@ -338,7 +339,7 @@ export class SnapshotStore implements KvFileOwner {
 
   evict(paths: readonly string[], writtenAt: number): Promise<boolean> {
     const id = basename(paths[0]).split(".")[0];
-    if (!/^[\w-]+$/.test(id)) return Promise.resolve(false);
+    if (!isChatId(id)) return Promise.resolve(false);
     return this.chain(id, async () => {
       if (this.restoring.has(id)) return false;
       const { cache, meta } = this.files(id);
