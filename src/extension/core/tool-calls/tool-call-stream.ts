@@ -2,20 +2,24 @@
 // call is released at once (so the caller streams it); a possible call is held until it is
 // complete. A call that does not parse (bad JSON, no name, cut off) comes back as the text
 // the model wrote, never as an exception.
+//
+// With `recognition` "tokens" a marker counts only when it arrives through pushMarker() (the
+// model emitted the marker's token: tool-call-tokens.ts); marker characters inside pushed text
+// are text. With "text" (a vocabulary without marker tokens: tool-call-markers.ts) the markers
+// are found in the text. Inside a call the model opened with a real marker, the body is parsed
+// as written either way.
 
 import type { ToolCall } from "../request-pool/request-messages";
-import type { ToolCallFormat } from "./tool-call-formats";
+import { HERMES_CLOSE, HERMES_OPEN, MISTRAL_OPEN, PYTHON_TAG, type ToolCallFormat } from "./tool-call-formats";
+import type { MarkerRecognition } from "./tool-call-markers";
 
 export type ReplyPart = { readonly kind: "text"; readonly text: string } | { readonly kind: "toolCall"; readonly call: ToolCall };
-
-const HERMES_OPEN = "<tool_call>";
-const HERMES_CLOSE = "</tool_call>";
-const MISTRAL_OPEN = "[TOOL_CALLS]";
-const PYTHON_TAG = "<|python_tag|>";
 
 export class ToolCallStream {
   /** Text not yet released: a possible marker, or a call being written. */
   private held = "";
+  /** "tokens": where in `held` a marker token's text starts (the only markers that count). */
+  private markerAt: number[] = [];
   /** Inside a call (hermes: after its open tag; mistral/llama3: the rest of the reply). */
   private inCall = false;
   /** llama3-json: whether the reply has started (a call must be the whole reply). */
@@ -24,29 +28,58 @@ export class ToolCallStream {
 
   constructor(
     private readonly format: ToolCallFormat,
+    private readonly recognition: MarkerRecognition,
     private readonly newId: (index: number) => string = (index) => `call_${index}`,
   ) {}
 
+  /** Text the model wrote (ordinary tokens). */
   push(text: string): ReplyPart[] {
     this.held += text;
-    return this.format === "hermes" ? this.scanHermes(false) : this.scanWhole(false);
+    return this.scan(false);
+  }
+
+  /** A marker the model emitted as its token (one of TOOL_CALL_MARKERS[format]). */
+  pushMarker(marker: string): ReplyPart[] {
+    if (this.recognition === "tokens") this.markerAt.push(this.held.length);
+    return this.push(marker);
   }
 
   end(): ReplyPart[] {
-    return this.format === "hermes" ? this.scanHermes(true) : this.scanWhole(true);
+    return this.scan(true);
+  }
+
+  private scan(final: boolean): ReplyPart[] {
+    return this.format === "hermes" ? this.scanHermes(final) : this.scanWhole(final);
+  }
+
+  /** Where the first marker that counts starts in `held`, or -1. */
+  private find(marker: string): number {
+    if (this.recognition === "text") return this.held.indexOf(marker);
+    return this.markerAt.find((at) => this.held.startsWith(marker, at)) ?? -1;
+  }
+
+  /** How many characters at the end of `held` to keep back: they could begin `marker`'s text. */
+  private partial(marker: string): number {
+    return this.recognition === "text" ? partialMarkerLength(this.held, marker) : 0;
+  }
+
+  /** Drops the first `count` characters of `held` (released or consumed). */
+  private drop(count: number): void {
+    this.held = this.held.slice(count);
+    this.markerAt = this.markerAt.filter((at) => at >= count).map((at) => at - count);
   }
 
   private scanHermes(final: boolean): ReplyPart[] {
     const parts: ReplyPart[] = [];
     for (;;) {
       if (this.inCall) {
-        const close = this.held.indexOf(HERMES_CLOSE);
+        const close = this.find(HERMES_CLOSE);
         if (close < 0) {
           if (final) {
             // Cut off inside a call: a complete JSON object is still a call, else text.
             const call = this.parseCall(this.held);
             parts.push(call ? { kind: "toolCall", call } : { kind: "text", text: HERMES_OPEN + this.held });
-            this.held = "";
+            this.drop(this.held.length);
             this.inCall = false;
           }
           return merge(parts);
@@ -54,21 +87,21 @@ export class ToolCallStream {
         const body = this.held.slice(0, close);
         const call = this.parseCall(body);
         parts.push(call ? { kind: "toolCall", call } : { kind: "text", text: HERMES_OPEN + body + HERMES_CLOSE });
-        this.held = this.held.slice(close + HERMES_CLOSE.length);
+        this.drop(close + HERMES_CLOSE.length);
         this.inCall = false;
         continue;
       }
-      const open = this.held.indexOf(HERMES_OPEN);
+      const open = this.find(HERMES_OPEN);
       if (open >= 0) {
         if (open > 0) parts.push({ kind: "text", text: this.held.slice(0, open) });
-        this.held = this.held.slice(open + HERMES_OPEN.length);
+        this.drop(open + HERMES_OPEN.length);
         this.inCall = true;
         continue;
       }
-      const keep = final ? 0 : partialMarkerLength(this.held, HERMES_OPEN);
+      const keep = final ? 0 : this.partial(HERMES_OPEN);
       const release = this.held.slice(0, this.held.length - keep);
       if (release) parts.push({ kind: "text", text: release });
-      this.held = this.held.slice(release.length);
+      this.drop(release.length);
       return merge(parts);
     }
   }
@@ -78,19 +111,21 @@ export class ToolCallStream {
     const marker = this.format === "mistral" ? MISTRAL_OPEN : PYTHON_TAG;
     const parts: ReplyPart[] = [];
     if (!this.inCall) {
-      const at = this.held.indexOf(marker);
+      const at = this.find(marker);
       if (at >= 0) {
         if (at > 0) parts.push({ kind: "text", text: this.held.slice(0, at) });
-        this.held = this.held.slice(at);
+        this.drop(at);
         this.inCall = true;
       } else if (this.format === "llama3-json" && !this.started && this.held.trimStart().startsWith("{")) {
+        // Llama 3's JSON calls have no marker (its template asks for a bare JSON reply), so this
+        // form is recognised by text in both modes: only a reply that is wholly a call counts.
         this.inCall = true;
       } else {
         if (this.held.trim() !== "") this.started = true;
-        const keep = final ? 0 : Math.max(partialMarkerLength(this.held, marker), this.format === "llama3-json" && !this.started ? this.held.length : 0);
+        const keep = final ? 0 : Math.max(this.partial(marker), this.format === "llama3-json" && !this.started ? this.held.length : 0);
         const release = this.held.slice(0, this.held.length - keep);
         if (release) parts.push({ kind: "text", text: release });
-        this.held = this.held.slice(release.length);
+        this.drop(release.length);
         return merge(parts);
       }
     }
@@ -98,7 +133,7 @@ export class ToolCallStream {
     const calls = this.format === "mistral" ? this.parseMistral(this.held.slice(MISTRAL_OPEN.length)) : this.parseLlama(this.held);
     if (calls) parts.push(...calls.map((call) => ({ kind: "toolCall" as const, call })));
     else if (this.held) parts.push({ kind: "text", text: this.held });
-    this.held = "";
+    this.drop(this.held.length);
     this.inCall = false;
     return merge(parts);
   }

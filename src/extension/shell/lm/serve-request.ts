@@ -5,7 +5,8 @@ import type { SamplingOptions } from "../../core/engine";
 import { renderRequest, type RequestMessage, type ToolCall, type ToolSpec } from "../../core/request-pool/request-messages";
 import type { PoolReply, PoolRequest } from "../../core/request-pool/session-pool";
 import { StreamDecoder } from "../../core/stream-decoder";
-import { ToolCallStream, type ReplyPart } from "../../core/tool-calls/tool-call-stream";
+import type { ReplyPart } from "../../core/tool-calls/tool-call-stream";
+import { ToolCallTokenStream } from "../../core/tool-calls/tool-call-tokens";
 import type { ModelPool, ServedRequest } from "./lm-pools";
 import { recordRequest } from "./request-recorder";
 
@@ -38,9 +39,10 @@ export async function serveRequest(
   const { tokens } = rendered;
   // Off unless STATEFUL_CHAT_RECORD_REQUESTS is set; written before serving, so a refused request is on record too.
   const recording = recordRequest({ model: target.modelName, tokenizer: target.tokenizer, messages, tools, rendered });
+  // Without tools nothing is a call: the text streams as it comes. With tools, a call is made
+  // only where the model emitted the format's marker tokens (tool-call-tokens.ts).
   const decoder = new StreamDecoder(target.tokenizer);
-  // Without tools nothing is a call: the text streams as it comes.
-  const calls = tools.length > 0 ? new ToolCallStream(target.toolFormat, () => `call_${Date.now().toString(36)}_${++callCount}`) : undefined;
+  const calls = tools.length > 0 ? new ToolCallTokenStream(target.tokenizer, target.toolFormat, () => `call_${Date.now().toString(36)}_${++callCount}`) : undefined;
   let text = "";
   let toolCalls = 0;
   const emit = (parts: ReplyPart[]) => {
@@ -54,11 +56,7 @@ export async function serveRequest(
       }
     }
   };
-  const push = (piece: string) => {
-    if (!piece) return;
-    if (calls) emit(calls.push(piece));
-    else emit([{ kind: "text", text: piece }]);
-  };
+  const textOnly = (piece: string): ReplyPart[] => (piece ? [{ kind: "text", text: piece }] : []);
   const started = performance.now();
   let firstAt: number | undefined;
   const reply = await recording.outcome(
@@ -66,15 +64,14 @@ export async function serveRequest(
       { tokens, ...options },
       (token) => {
         firstAt ??= performance.now();
-        push(decoder.push(token));
+        emit(calls ? calls.push(token) : textOnly(decoder.push(token)));
       },
       signal,
     ),
     () => (firstAt === undefined ? undefined : Math.round(firstAt - started)),
   );
   const ended = performance.now();
-  push(decoder.flush());
-  if (calls) emit(calls.end());
+  emit(calls ? calls.end() : textOnly(decoder.flush()));
   const decodeSeconds = firstAt === undefined ? 0 : (ended - firstAt) / 1000;
   return {
     reply,
