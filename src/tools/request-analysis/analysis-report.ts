@@ -2,6 +2,7 @@
 // difference shown in context, and the finding the issue asks for, "volatile content before
 // stable content", with its numbers. `--json` prints the analysis object itself instead.
 
+import type { KnownBlocksAtDifference } from "./known-blocks";
 import type { AnalyzedRequest, DescribedSegment, RequestAnalysis, RequestComparison } from "./request-analysis";
 
 const SEGMENTS_SHOWN = 4;
@@ -55,8 +56,28 @@ function comparisons(list: readonly RequestComparison[]): string[] {
     const segments = c.volatile.filter((s) => !(c.extendsEarlier && s.lengthEarlier === 0));
     for (const s of segments.slice(0, SEGMENTS_SHOWN)) out.push(`      differs: ${segment(c, s)}`);
     if (segments.length > SEGMENTS_SHOWN) out.push(`      … and ${segments.length - SEGMENTS_SHOWN} more segments`);
+    // Without a known block at the first difference, the window above already shows what differs.
+    if (c.knownBlocks && c.knownBlocks.blocks.length > 0) out.push(`      ${knownBlocks(c.knownBlocks)}`);
   }
   return out;
+}
+
+/** Which known blocks moved the first difference, and what differs once they are out of the way. */
+function knownBlocks(k: KnownBlocksAtDifference): string {
+  const them = k.blocks.length === 1 ? "it" : "them";
+  const head =
+    `first difference in the known block${k.blocks.length === 1 ? "" : "s"} ${k.blocks.join(", ")} (moved after the stable prefix by stablePrefixFirst); ` +
+    `without ${them} the common prefix is ${count(k.commonPrefix)} of ${count(k.tokensLater)} tokens (${percent(k.commonPrefix, k.tokensLater)})`;
+  switch (k.then) {
+    case "identical":
+      return `${head}, the rest identical`;
+    case "appends":
+      return `${head}, then the later request appends`;
+    case "ends":
+      return `${head}, then the later request ends`;
+    case "differs":
+      return `${head}, then content no marker names: ${quote(k.unknown!.before, "end")} ⟦ earlier: ${quote(k.unknown!.earlier)} | later: ${quote(k.unknown!.later)} ⟧`;
+  }
 }
 
 function afterSummary(c: RequestComparison): string {

@@ -1,6 +1,6 @@
 // Where recorded requests differ (issue 25 part 3): each request's kind (a new conversation has
-// one user message; a request carrying tool results comes after a tool call; anything else is a
-// follow-up), each consecutive pair, and each request against the first request of the
+// user messages and no reply yet; a request carrying tool results comes after a tool call;
+// anything else is a follow-up), each consecutive pair, and each request against the first request of the
 // conversation before its own, with the common prefix, the first difference as a share of the
 // later request, a decoded window around it, and the identical runs after it. Requests are taken
 // in the order they were recorded: a conversation is a new-conversation request and what follows
@@ -22,10 +22,12 @@
 //   most recent variants. The cost is a whole cache per variant (16k tokens of Qwen2.5-Coder-1.5B
 //   in F16 are ~450 MiB); storing one shared head up to d and, per variant, only the cells after
 //   it would divide that, but needs snapshots of a range of cells, which our backends do not write.
-// - Moving the volatile content after the stable content (a date line after the tool schemas
-//   rather than before them) would turn the identical runs into common prefix, but it changes
-//   what the model sees: not ours to do. The "volatile before stable" numbers say what it would
-//   gain, for whoever renders the request (VS Code) to weigh.
+// - Moving the volatile content after the stable content (a block after the tool schemas
+//   rather than before them) turns the identical runs into common prefix; the model then sees
+//   the same text in another order. Our provider does it for the blocks it knows by their
+//   markers (core/request-pool/stable-prefix.ts, issue 36). Each comparison names the known
+//   blocks its first difference lies in and where the requests differ with them taken out
+//   (known-blocks.ts): content there that no marker names is the next block to list.
 // - Within a conversation, a block re-rendered in every request (context attached only to the
 //   latest message) rewinds the session to it and is prefilled from there, exactly; the same
 //   numbers show how much that costs per request.
@@ -33,6 +35,7 @@
 import type { RequestRole } from "../../extension/core/request-pool/request-messages";
 import { PREFIX_BLOCK_TOKENS } from "../../extension/core/request-pool/prefix-blocks";
 import type { OutcomeRecord, RecordedMessage } from "../../extension/core/request-pool/request-record";
+import { knownBlocksAtDifference, type KnownBlocksAtDifference } from "./known-blocks";
 import type { LoggedRequest, RequestLog } from "./request-log";
 import { alignTokens, type StableRun, type VolatileSegment } from "./token-alignment";
 
@@ -101,6 +104,11 @@ export interface RequestComparison {
   readonly volatile: readonly DescribedSegment[];
   /** False when the diff gave up (over maxEdits): stableRuns hold only the common suffix. */
   readonly aligned: boolean;
+  /**
+   * When they differ: the known volatile blocks (stable-prefix.ts) the first difference lies in,
+   * and where the requests differ with those taken out (known-blocks.ts).
+   */
+  readonly knownBlocks?: KnownBlocksAtDifference;
 }
 
 /** A comparison whose first difference is followed by at least `minStableAfter` identical tokens. */
@@ -124,10 +132,10 @@ export interface RequestAnalysis {
   readonly volatileBeforeStable: readonly VolatileBeforeStable[];
 }
 
+/** Nothing answered yet is a new conversation, however many user messages it opens with (VS Code's Agent mode sends its environment as one). */
 export function requestKindOf(messages: readonly Pick<RecordedMessage, "role">[]): RequestKind {
   if (messages.some((m) => m.role === "tool")) return "after-tool";
-  const users = messages.filter((m) => m.role === "user").length;
-  return users === 1 && !messages.some((m) => m.role === "assistant") ? "new" : "follow-up";
+  return messages.some((m) => m.role === "user") && !messages.some((m) => m.role === "assistant") ? "new" : "follow-up";
 }
 
 export function analyzeRequests(log: RequestLog, options: AnalysisOptions = {}): RequestAnalysis {
@@ -208,7 +216,12 @@ function compareRequests(kind: ComparisonKind, logged: readonly LoggedRequest[],
       laterText: decode(later, s.atLater, s.atLater + Math.min(s.lengthLater, SEGMENT_TEXT_TOKENS)),
     })),
     aligned: alignment.aligned,
+    ...(alignment.identical ? {} : optional("knownBlocks", knownBlocksAtDifference(earlier, later))),
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 function outcomeOf(o: OutcomeRecord): NonNullable<AnalyzedRequest["outcome"]> {
