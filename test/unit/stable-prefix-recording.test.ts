@@ -1,0 +1,121 @@
+// Stable prefix first (issue 36) on the Agent-mode requests VS Code 1.139.1's Copilot Chat 0.67
+// sent (test/bench/results/agent-requests-qwen1.5b/), re-rendered with Qwen2.5-Coder's template
+// (test/support/qwen25-template.ts; the first test shows it gives the recorded text back): the
+// move on a request with neither block, one, and both; every byte kept; the setting off; the
+// layout idempotent; and the rendered common prefix of the two recorded new conversations.
+//
+// Measured in characters: the recording keeps each token's text (enough to decode, not to
+// encode), and no Qwen2 tokenizer is in the repo or its test tools, so the reordered text
+// cannot be tokenized here. Characters track tokens closely on this text (the same
+// instructions and tool schemas); the issue's token figure (~15,190 of ~15,630, 97.2%) came
+// from retokenizing with Qwen2's vocabulary.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ChatTemplate, commonPrefixLength } from "../../src/extension/core/chat-template";
+import { renderRequest, type RequestMessage, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
+import { stablePrefixLayouts } from "../../src/extension/core/request-pool/stable-prefix";
+import { ByteTokenizer } from "../support/fake-engine";
+import { QWEN25_TEMPLATE } from "../support/qwen25-template";
+import { recordedAgentRequests, type RecoveredRequest } from "../support/recorded-agent-requests";
+
+const recorded = recordedAgentRequests();
+/** The requests by what they are: a short request without tools, a new Agent-mode conversation, its follow-up (skills loaded), and a new conversation in a second window. */
+const [untitled, firstNew, followUp, secondNew] = recorded as [RecoveredRequest, RecoveredRequest, RecoveredRequest, RecoveredRequest];
+const chat = new ChatTemplate(QWEN25_TEMPLATE);
+const tokenizer = new ByteTokenizer();
+const render = (r: RecoveredRequest, stablePrefixFirst: boolean, onFallback?: (why: string) => void) =>
+  renderRequest({ chat, stablePrefixFirst, onFallback } satisfies RequestTemplate, tokenizer, r.messages, r.tools);
+const TOOLS_HEAD = "\n\n# Tools\n\n";
+const toolsSection = (text: string) => text.slice(text.indexOf(TOOLS_HEAD), text.indexOf("<|im_end|>", text.indexOf(TOOLS_HEAD)));
+
+describe("stable prefix first on the recorded Agent-mode requests", () => {
+  it("the recording's messages and tools, recovered, render to the recorded text (the template is the one that rendered them)", () => {
+    assert.equal(recorded.length, 4);
+    for (const r of recorded) assert.equal(render(r, false).text, r.record.text, r.record.id);
+  });
+
+  it("neither block: the short request renders exactly as recorded", () => {
+    const reasons: string[] = [];
+    const rendered = render(untitled, true, (why) => reasons.push(why));
+    assert.equal(rendered.layout, "as-sent");
+    assert.equal(rendered.text, untitled.record.text);
+    assert.deepEqual(reasons, []);
+  });
+
+  it("one block (a new conversation) and both (its follow-up, skills loaded): a second system turn after the tools", () => {
+    assert.deepEqual(render(firstNew, true).moved, ["template-variables"]);
+    assert.deepEqual(render(secondNew, true).moved, ["template-variables"]);
+    const both = render(followUp, true);
+    assert.deepEqual(both.moved, ["skills-agents", "template-variables"]);
+    for (const r of [firstNew, followUp, secondNew]) {
+      const rendered = render(r, true);
+      assert.equal(rendered.layout, "system-turn", r.record.id);
+      const layouts = stablePrefixLayouts(r.messages)!;
+      const turn = `<|im_end|>\n<|im_start|>system\n${layouts.moved}<|im_end|>\n<|im_start|>user\n`;
+      assert.equal(rendered.text.indexOf(turn), rendered.text.indexOf(TOOLS_HEAD) + toolsSection(rendered.text).length, "right after the first system turn, which ends with the tools");
+    }
+  });
+
+  it("keeps every byte: the blocks as recorded, the stable system text a prefix of VS Code's, the tools and later messages unchanged and in order", () => {
+    for (const r of [firstNew, followUp, secondNew]) {
+      const original = r.messages[0]!.content;
+      const layouts = stablePrefixLayouts(r.messages)!;
+      for (const block of layouts.blocks) assert.equal(block.text, original.slice(block.from, block.to));
+      assert.ok(original.startsWith(layouts.stableSystem));
+      // What follows the stable text in VS Code's system message is the blocks, separated by whitespace only.
+      assert.equal(original.slice(layouts.stableSystem.length).replace(/\s+/g, ""), layouts.blocks.map((b) => b.text).join("").replace(/\s+/g, ""));
+      const rendered = render(r, true).text;
+      assert.equal(toolsSection(rendered), toolsSection(r.record.text));
+      assert.ok(rendered.startsWith(`<|im_start|>system\n${layouts.stableSystem}${TOOLS_HEAD}`));
+      let at = rendered.indexOf(layouts.moved);
+      for (const m of r.messages.slice(1)) {
+        const next = rendered.indexOf(`<|im_start|>${m.role}\n${m.content}<|im_end|>\n`, at);
+        assert.ok(next > at, `${r.record.id}: a ${m.role} message out of order or changed`);
+        at = next;
+      }
+      // Nothing else added or lost: the recorded text, less what left the system message, plus the new turn.
+      const turn = `<|im_start|>system\n${layouts.moved}<|im_end|>\n`;
+      assert.equal(rendered.length, r.record.text.length - (original.length - layouts.stableSystem.length) + turn.length);
+    }
+  });
+
+  it("the setting off renders every recorded request exactly as recorded", () => {
+    for (const r of recorded) {
+      const rendered = render(r, false);
+      assert.equal(rendered.text, r.record.text);
+      assert.equal(rendered.layout, "as-sent");
+    }
+  });
+
+  it("idempotent: the layout laid out again is itself", () => {
+    for (const r of [firstNew, followUp, secondNew]) {
+      const layouts = stablePrefixLayouts(r.messages)!;
+      assert.equal(stablePrefixLayouts(layouts.systemTurn), undefined);
+      const again = renderRequest({ chat, stablePrefixFirst: true }, tokenizer, layouts.systemTurn as RequestMessage[], r.tools);
+      assert.equal(again.text, render(r, true).text);
+    }
+  });
+
+  it("two new conversations share ≥ 97% of the shorter request (characters), against 15% in VS Code's order", () => {
+    const share = (on: boolean) => {
+      const a = render(firstNew, on).text;
+      const b = render(secondNew, on).text;
+      return { shared: commonPrefixLength(a, b), shorter: Math.min(a.length, b.length) };
+    };
+    const before = share(false);
+    const after = share(true);
+    assert.equal(before.shared, 10_465, "VS Code's order: up to the session's log folder in the system message");
+    assert.ok(before.shared / before.shorter < 0.16);
+    assert.ok(after.shared / after.shorter >= 0.97, `${after.shared} of ${after.shorter}`);
+    // The first difference is now the session's own log folder, after all the instructions and tools.
+    assert.match(render(secondNew, true).text.slice(after.shared - 200, after.shared), /VSCODE_TARGET_SESSION_LOG: [^\n]*workspaceStorage\/$/);
+  });
+
+  it("a follow-up keeps its conversation's instructions and tools: the skills block no longer lands before them", () => {
+    const shared = (on: boolean) => commonPrefixLength(render(firstNew, on).text, render(followUp, on).text);
+    assert.equal(shared(false), 10_174);
+    const after = render(followUp, true).text;
+    assert.ok(shared(true) > after.indexOf("</tools>"), "the follow-up's first difference is after the tools");
+  });
+});
