@@ -2,10 +2,11 @@
 // synthetic token streams: the common prefix and the identical runs after the first difference
 // (token-alignment.ts), each request's kind and conversation, the two kinds of comparison with
 // their decoded windows, the "volatile content before stable content" finding with its numbers,
-// and a log that is missing, empty or damaged refused with the line and the reason.
+// and a log that is missing, empty or damaged refused with the line and the reason. On the
+// recorded Agent-mode requests: the known blocks (stable-prefix.ts) each first difference lies in.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -18,6 +19,7 @@ import { analyzeRequests, requestKindOf, type RequestAnalysis } from "../../src/
 import { parseRequestLog, readRequestLog, RequestLogError } from "../../src/tools/request-analysis/request-log";
 import { alignTokens } from "../../src/tools/request-analysis/token-alignment";
 import { ByteTokenizer } from "../support/fake-engine";
+import { RECORDING_DIR, RECORDING_FILES } from "../support/recorded-agent-requests";
 
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 
@@ -77,6 +79,7 @@ describe("a request's kind", () => {
     assert.equal(requestKindOf([{ role: "system" }, { role: "user" }, { role: "assistant" }, { role: "user" }]), "follow-up");
     assert.equal(requestKindOf([{ role: "user" }, { role: "assistant" }, { role: "tool" }]), "after-tool");
     assert.equal(requestKindOf([{ role: "user" }, { role: "assistant" }]), "follow-up", "a user message answered is not new");
+    assert.equal(requestKindOf([{ role: "system" }, { role: "user" }, { role: "user" }]), "new", "VS Code's Agent mode opens with its environment and the request");
   });
 });
 
@@ -204,6 +207,14 @@ describe("where recorded requests differ", () => {
     assert.ok(text.includes(`differs: #1 at ${dateAt} (1 token) "1" → #3 at ${dateAt} (1 token) "2"`), text);
   });
 
+  it("a first difference in no known block: nothing to take out, the content shown as it is", () => {
+    const c = analysis.againstPreviousConversation[0]!;
+    assert.deepEqual(c.knownBlocks?.blocks, []);
+    assert.equal(c.knownBlocks?.then, "differs");
+    assert.equal(c.knownBlocks?.unknown?.later.slice(0, 1), "2");
+    assert.ok(!analysisReport(analysis).includes("known block"), "the window already shows it");
+  });
+
   it("a stable run too short for the threshold is not a finding", () => {
     const strict = analyzeRequests(parseRequestLog("requests.jsonl", agentLog()), { minStableAfter: 1_000_000 });
     assert.deepEqual(strict.volatileBeforeStable, []);
@@ -272,5 +283,48 @@ describe("a request log that cannot be analysed", () => {
     const parsed = JSON.parse(json.out) as RequestAnalysis;
     assert.equal(parsed.consecutive[1]!.window!.later.length, 4);
     assert.equal(parsed.requests.length, 4);
+  });
+});
+
+describe("the recorded Agent-mode requests: which known blocks the first difference lies in", () => {
+  // Both windows of the recording (test/bench/results/agent-requests-qwen1.5b/) as one log: a
+  // short request, a new Agent-mode conversation and its follow-up, a new conversation after a reload.
+  const content = RECORDING_FILES.map((file) => readFileSync(join(RECORDING_DIR, file), "utf8")).join("");
+  const analysis = analyzeRequests(parseRequestLog("recording", content));
+  const consecutive = (later: number) => analysis.consecutive.find((c) => c.later === later)!;
+
+  it("finds three conversations: VS Code's Agent mode opens with two user messages", () => {
+    assert.deepEqual(
+      analysis.requests.map((r) => [r.kind, r.conversation]),
+      [
+        ["new", 1],
+        ["new", 2],
+        ["follow-up", 2],
+        ["new", 3],
+      ],
+    );
+  });
+
+  it("new conversation against the previous one: the template-variables block, and without it the rest is identical", () => {
+    const c = analysis.againstPreviousConversation.find((x) => x.earlier === 2 && x.later === 4)!;
+    assert.equal(c.commonPrefix, 2_207, "as recorded: up to the session's log folder");
+    assert.deepEqual(c.knownBlocks?.blocks, ["template-variables"]);
+    assert.equal(c.knownBlocks?.then, "identical");
+    assert.ok(c.knownBlocks!.commonPrefix > 15_000);
+  });
+
+  it("a follow-up: the skills/agents block, and without it the follow-up appends to its conversation", () => {
+    const c = consecutive(3);
+    assert.equal(c.commonPrefix, 2_134);
+    assert.deepEqual(c.knownBlocks?.blocks, ["skills-agents"]);
+    assert.equal(c.knownBlocks?.then, "appends");
+    assert.equal(c.knownBlocks?.commonPrefix, 15_628, "all of the request before it");
+  });
+
+  it("the report names them", () => {
+    const text = analysisReport(analysis);
+    assert.ok(text.includes("first difference in the known block template-variables (moved after the stable prefix by stablePrefixFirst); without it the common prefix is"), text);
+    assert.match(text, /known block skills-agents .* then the later request appends/);
+    assert.match(text, /known blocks template-variables, skills-agents .* then the later request ends/);
   });
 });
