@@ -28,6 +28,7 @@ import type { EngineRegistry } from "./engine-registry";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { readSettings } from "./settings";
 import { conversationOf } from "./conversation-of";
+import { damagedTranscriptNotice } from "./damaged-transcript";
 import type { SavedTranscript, TranscriptStore } from "./transcript-store";
 import { composerChoicesOf } from "./saved-transcript";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
@@ -181,8 +182,14 @@ export class ChatPanel extends Disposable {
   /** A saved chat on a surface: by id (its transcript and KV snapshot), or a history copy (`seed`, under a new id). */
   static async revive(surface: ChatSurface, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
     // `seed`: a history copy continues as a new chat (the copy in history stays as it was).
-    const saved = seed ?? (id ? await deps.store.load(id) : undefined);
+    const found = seed || !id ? undefined : await deps.store.read(id);
+    const saved = seed ?? (found?.kind === "saved" ? found.transcript : undefined);
     const chat = new ChatPanel(seed ? randomUUID() : (id ?? randomUUID()), surface, deps);
+    if (found?.kind === "damaged") {
+      // Kept aside, not overwritten: the chat says so, and where the file is.
+      deps.log.warn(`The transcript of chat ${id} could not be read; kept as ${found.keptAs}`);
+      chat.history.add({ role: "notice", text: damagedTranscriptNotice(found.keptAs), status: "complete" });
+    }
     if (saved) {
       chat.history.restore(saved);
       const composer = composerChoicesOf(saved);

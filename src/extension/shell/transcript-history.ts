@@ -6,11 +6,13 @@
 // Listing reads `index.json`, not every file: a file missing from the index (written by
 // another window, or before the index existed) is read once and added, an index entry whose
 // file is gone is dropped, so the index heals whatever a crash or a second window did to it.
+// Copies and the index are written durably, for the user only (core/disk/private-files.ts).
 // Plain Node, no `vscode`.
 
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { replaceDurably } from "../core/disk/private-files";
 import type { TranscriptEntry } from "../../webview/protocol/messages";
 import { isSavedTranscript, type SavedTranscript } from "./saved-transcript";
 
@@ -120,7 +122,7 @@ export class TranscriptHistory {
       const same = await this.contents(copies.filter((c) => c.first === key));
       const gone = supersededCopies([...same, { file, updatedAt: transcript.updatedAt, entries: transcript.entries }]);
       // Unless a copy already holds all of it, the new copy is written before the ones it continues are removed.
-      if (!gone.has(file)) await writeAtomically(join(this.dir, file), JSON.stringify(transcript));
+      if (!gone.has(file)) await replaceDurably(join(this.dir, file), JSON.stringify(transcript));
       await this.removeFiles(gone);
       const kept = copies.filter((c) => !gone.has(c.file));
       await this.commit(gone.has(file) ? kept : [...kept, copyOf(file, transcript)]);
@@ -208,7 +210,7 @@ export class TranscriptHistory {
     const index: IndexFile = { version: 1, copies: kept, ...(this.unreadable.size > 0 ? { unreadable: [...this.unreadable].sort() } : {}) };
     const current = JSON.stringify(index);
     if (current !== this.lastIndexText) {
-      await writeAtomically(join(this.dir, INDEX), current);
+      await replaceDurably(join(this.dir, INDEX), current);
       this.lastIndexText = current;
     }
     return kept;
@@ -255,11 +257,4 @@ export class TranscriptHistory {
 /** A conversation's file in the history folder (never the index, a temp file or a path elsewhere). */
 function isHistoryFileName(file: string): boolean {
   return file.endsWith(".json") && file !== INDEX && !file.includes("/") && !file.includes("\\") && file !== ".." && !file.startsWith(".");
-}
-
-export async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(join(file, ".."), { recursive: true });
-  const temp = `${file}.${randomUUID()}.tmp`;
-  await writeFile(temp, text, "utf8");
-  await rename(temp, file);
 }

@@ -1,18 +1,28 @@
-// Saves each panel's transcript atomically (write a temp file, then rename) after every
-// change, and keeps conversations in history (transcript-history.ts) when a panel is reset
-// or closed. Plain Node, no `vscode`, so it is unit-tested directly.
+// Saves each panel's transcript after every change (durably: flushed, renamed into place, the
+// folder flushed; readable by the user only), and keeps conversations in history
+// (transcript-history.ts) when a panel is reset or closed. A transcript that cannot be read is
+// kept aside (damaged-transcript.ts), never overwritten. Plain Node, no `vscode`, so it is
+// unit-tested directly.
 
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { checkedChatId } from "../core/chat-id";
+import { replaceDurably } from "../core/disk/private-files";
+import { keepAside } from "./damaged-transcript";
 import { isSavedTranscript, type SavedTranscript } from "./saved-transcript";
-import { TranscriptHistory, writeAtomically, type HistoryItem, type HistoryOptions } from "./transcript-history";
+import { TranscriptHistory, type HistoryItem, type HistoryOptions } from "./transcript-history";
 
 export { titleOf, type SavedTranscript } from "./saved-transcript";
 export type { HistoryItem } from "./transcript-history";
 
+/** A chat's transcript on disk: none yet, the saved one, or a damaged file now kept aside at `keptAs` (the chat starts empty). */
+export type StoredTranscript =
+  | { readonly kind: "none" }
+  | { readonly kind: "saved"; readonly transcript: SavedTranscript }
+  | { readonly kind: "damaged"; readonly keptAs: string };
+
 export class TranscriptStore {
-  private writes = new Map<string, Promise<void>>();
+  private writes = new Map<string, Promise<unknown>>();
   private readonly archived: TranscriptHistory;
 
   constructor(
@@ -27,21 +37,38 @@ export class TranscriptStore {
     return join(this.root, "chats", `${checkedChatId(id)}.json`);
   }
 
-  async load(id: string): Promise<SavedTranscript | undefined> {
+  /** The chat's transcript; a file that cannot be read is moved aside first, so no later save overwrites it. */
+  read(id: string): Promise<StoredTranscript> {
     const file = this.chatFile(id);
-    try {
-      const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
-      return isSavedTranscript(parsed) ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
+    // In the chat's chain: a save landing meanwhile is never the file moved aside.
+    return this.serially(id, async (): Promise<StoredTranscript> => {
+      let text: string;
+      try {
+        text = await readFile(file, "utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "none" };
+        return { kind: "damaged", keptAs: await keepAside(file) };
+      }
+      const transcript = parseTranscript(text);
+      return transcript ? { kind: "saved", transcript } : { kind: "damaged", keptAs: await keepAside(file) };
+    });
+  }
+
+  /** The chat's transcript, or undefined when there is none or it was damaged (and kept aside). */
+  async load(id: string): Promise<SavedTranscript | undefined> {
+    const found = await this.read(id);
+    return found.kind === "saved" ? found.transcript : undefined;
   }
 
   /** Saves are serialized per transcript so an older snapshot never overwrites a newer one. */
   save(transcript: SavedTranscript): Promise<void> {
-    const previous = this.writes.get(transcript.id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => writeAtomically(this.chatFile(transcript.id), JSON.stringify(transcript)));
-    this.writes.set(transcript.id, next);
+    return this.serially(transcript.id, () => replaceDurably(this.chatFile(transcript.id), JSON.stringify(transcript)));
+  }
+
+  private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.writes.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.writes.set(id, next);
     return next;
   }
 
@@ -72,5 +99,14 @@ export class TranscriptStore {
   /** "Clear Chat History". */
   clearHistory(): Promise<void> {
     return this.archived.clear();
+  }
+}
+
+function parseTranscript(text: string): SavedTranscript | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isSavedTranscript(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,8 +1,8 @@
 // KV snapshots on disk, one per chat: `<id>.kv` (the backend's cache file) and `<id>.json`
-// (what it was made with and the conversation it holds), both written to temporary names
-// and renamed into place. Incremental: when the conversation only grew since the last save
-// and the backend can, a save writes only the new cells (`<id>.<n>.kvd`, listed in the
-// description) instead of the whole cache again; the whole cache is rewritten when the
+// (what it was made with and the conversation it holds), both written to temporary names,
+// flushed and renamed into place, for the user only (core/disk/private-files.ts).
+// Incremental: when the conversation only grew since the last save and the backend can, a
+// save writes only the new cells (`<id>.<n>.kvd`, listed in the description) instead of the whole cache again; the whole cache is rewritten when the
 // deltas together reach its size, when the conversation was rewound, or a save is pending. A snapshot is loaded only when model, backend, context size,
 // ledger and file size all match; anything else is deleted, never loaded. One disk budget
 // (kv-disk-budget.ts, shared with the pool's parked sessions) evicts the oldest snapshots.
@@ -13,11 +13,12 @@
 // back. A chat closed shortly before the window reloads leaves a tombstone (`<id>.closed`),
 // so its snapshot is deleted later (panel-snapshots.ts) instead of staying forever.
 
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ChatSession, SnapshotWriter } from "../core/chat-session";
 import { checkedChatId, isChatId } from "../core/chat-id";
 import type { ChatMessage } from "../core/chat-template";
+import { makePrivateFolder, replaceDurably, sealFile, syncFolder, writePrivateFile } from "../core/disk/private-files";
 import { temporaryPath } from "../core/disk/temporary-files";
 import type { SavedContextItem } from "../core/context-delta";
 import type { EngineInfo } from "../core/engine";
@@ -142,7 +143,7 @@ export class SnapshotStore implements KvFileOwner {
     const written = await this.writeDelta(id, info, tokens, writeCache);
     const tempCache = written?.temp ?? temporaryPath(cache);
     try {
-      await mkdir(this.root, { recursive: true });
+      await makePrivateFolder(this.root);
       if (!written && (await writeCache(tempCache)) === undefined) throw new NothingToSave();
       const description: SnapshotMeta = {
         version: 1,
@@ -158,7 +159,7 @@ export class SnapshotStore implements KvFileOwner {
         conversation,
         ...(context && context.turn === conversation.turns ? { context: context.items } : {}),
       };
-      await writeFile(tempMeta, JSON.stringify(description), "utf8");
+      await writePrivateFile(tempMeta, JSON.stringify(description));
       this.unpublished.set(id, (this.unpublished.get(id) ?? 0) + 1);
       return { ticket, tempCache, tempMeta, description, ...(written ? { delta: { path: join(this.root, written.delta.file), basedOn: written.base.ticket } } : {}) };
     } catch (error) {
@@ -189,7 +190,7 @@ export class SnapshotStore implements KvFileOwner {
     const file = deltaFileName(id, n);
     const temp = temporaryPath(join(this.root, file));
     try {
-      await mkdir(this.root, { recursive: true });
+      await makePrivateFolder(this.root);
       const bytes = await writeCache(temp, from);
       if (bytes === undefined) {
         await rm(temp, { force: true });
@@ -211,9 +212,14 @@ export class SnapshotStore implements KvFileOwner {
       if (this.voided(id, pending.ticket) || (this.publishedAt.get(id) ?? 0) > pending.ticket) return undefined;
       // A delta extends one snapshot: if another was published or deleted since, it is dropped (the next save writes it whole).
       if (pending.delta && (this.onDisk.get(id)?.ticket ?? -1) !== pending.delta.basedOn) return undefined;
+      // On the disk before they are renamed into place (here, not in the chat's queue: flushing a
+      // large cache must not hold the next turn), the backend's file made the user's only.
+      await sealFile(pending.tempCache);
+      await sealFile(pending.tempMeta);
       // Cache (or delta) first, description last: a description always names complete files.
       await rename(pending.tempCache, pending.delta?.path ?? cache);
       await rename(pending.tempMeta, meta);
+      await syncFolder(this.root); // The renames too survive a power loss: a description never names a file that is not there.
       this.publishedAt.set(id, pending.ticket);
       this.onDisk.set(id, onDiskOf(pending.ticket, pending.description));
       // A whole save makes the earlier deltas useless.
@@ -283,10 +289,7 @@ export class SnapshotStore implements KvFileOwner {
   /** A chat was closed and its snapshot is to be deleted soon: record it on disk, so a reload that ends this session first does not orphan the snapshot. */
   markClosed(id: string, closedAt: number): Promise<void> {
     const { closed } = this.files(id);
-    return this.chain(id, async () => {
-      await mkdir(this.root, { recursive: true });
-      await writeFile(closed, JSON.stringify({ closedAt }), "utf8");
-    });
+    return this.chain(id, () => replaceDurably(closed, JSON.stringify({ closedAt })));
   }
 
   /** The chat is open again: its snapshot stays. */

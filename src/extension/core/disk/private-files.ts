@@ -16,20 +16,29 @@ export async function makePrivateFolder(dir: string): Promise<void> {
   await chmod(dir, PRIVATE_FOLDER_MODE);
 }
 
-/** Writes a new file (a temporary name: an existing file is refused) for the user only, on the disk before this resolves. */
-export async function writePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Writes a new file (a temporary name: an existing file is refused) for the user only. Flushed
+ * to the disk before this resolves when `flush` is set; else `sealFile` flushes it later (off a
+ * chat's queue: a flush can wait on every dirty page of the file system).
+ */
+export async function writePrivateFile(path: string, data: string | Uint8Array, options: { readonly flush?: boolean } = {}): Promise<void> {
   const handle = await open(path, "wx", PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    if (options.flush) await handle.sync();
   } finally {
     await handle.close();
   }
 }
 
-/** A file another writer made (a backend's KV cache file): for the user only, and on the disk. */
-export async function sealFile(path: string): Promise<void> {
+/** A file another writer made (a backend's KV cache file) made the user's only. */
+export async function makeFilePrivate(path: string): Promise<void> {
   await chmod(path, PRIVATE_FILE_MODE);
+}
+
+/** A written file, before it is renamed into place: the user's only, and on the disk. */
+export async function sealFile(path: string): Promise<void> {
+  await makeFilePrivate(path);
   const handle = await open(path, "r+");
   try {
     await handle.sync();
@@ -62,7 +71,7 @@ export async function replaceDurably(file: string, data: string | Uint8Array): P
   await makePrivateFolder(dir);
   const temp = temporaryPath(file);
   try {
-    await writePrivateFile(temp, data);
+    await writePrivateFile(temp, data, { flush: true });
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);

@@ -6,10 +6,13 @@
 // checks the tokens the file holds; anything off deletes the entry and the request is
 // prefilled instead. Entries count against the one KV disk budget, least recently used first
 // (a use touches the description's time, which the budget orders by), and the store keeps at
-// most `maxEntries`; an entry being read, loaded or written is pinned.
+// most `maxEntries`; an entry being read, loaded or written is pinned. Its files hold prompts:
+// the user's only (0600, folder 0700). They are not flushed to the disk (that would hold the
+// pool's queue): an entry a power loss cut short fails the checks above and is deleted.
 
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { basename, dirname } from "node:path";
+import { makeFilePrivate, makePrivateFolder, writePrivateFile } from "../disk/private-files";
 import { temporaryPath } from "../disk/temporary-files";
 import type { KvDiskBudget, KvFileOwner } from "./kv-disk-budget";
 import { blockHashes, PREFIX_BLOCK_TOKENS, sharedBlocks, tokenBytes, tokensOfBytes, tokensSha256 } from "./prefix-blocks";
@@ -96,8 +99,9 @@ export class FilePrefixStore implements PrefixStore {
     try {
       await this.pinning(async (pin) => {
         pin(id);
-        await mkdir(this.options.dir, { recursive: true });
+        await makePrivateFolder(this.options.dir);
         if ((await write(temp.cache)) === undefined) return;
+        await makeFilePrivate(temp.cache); // The backend wrote it.
         const meta: PrefixEntryMeta = {
           version: 1,
           key: this.options.key,
@@ -107,8 +111,8 @@ export class FilePrefixStore implements PrefixStore {
           tokensSha256: sha,
           cacheBytes: (await stat(temp.cache)).size,
         };
-        await writeFile(temp.tokens, tokenBytes(tokens));
-        await writeFile(temp.meta, JSON.stringify(meta), "utf8");
+        await writePrivateFile(temp.tokens, tokenBytes(tokens));
+        await writePrivateFile(temp.meta, JSON.stringify(meta));
         await rename(temp.cache, files.cache);
         await rename(temp.tokens, files.tokens);
         await rename(temp.meta, files.meta); // Last: a description always names complete files.
