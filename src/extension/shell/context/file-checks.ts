@@ -1,10 +1,12 @@
 // Whether a workspace file may be attached, and its text: refused when it looks like a
-// secrets file, is ignored by a .gitignore (the root's or a sub-folder's), is binary or not
-// UTF-8, or is gone.
+// secrets file, is ignored by a .gitignore (the root's or a sub-folder's), is larger than the
+// cap, is not a regular file, is binary or not UTF-8, or is gone. The size is judged before a
+// byte is read: a pinned multi-gigabyte dump would otherwise be read, decoded and scanned in
+// the extension host on every refresh.
 // Plain Node (no VS Code), so the refusals are unit-tested on real files.
 
 import { existsSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { decodeWorkspaceBytes, looksLikeSecretFile, type ContentVerdict } from "../../core/context-filter";
@@ -57,14 +59,63 @@ export function refusalByPath(fsPath: string, root?: string, label?: string): st
   return undefined;
 }
 
-/** A file's text from disk, or why it cannot be sent (deleted, binary, not UTF-8, secrets). */
+/**
+ * The largest file attached as context. A context item is cut to its token budget
+ * (`context.maxTokensPerFile`, 512 tokens by default) anyway, so a megabyte (~250,000 tokens)
+ * is already far more than is ever sent; above it the file is refused, not read.
+ */
+export const MAX_CONTEXT_FILE_BYTES = 1024 * 1024;
+
+/** A file's text from disk, or why it cannot be sent (too large, deleted, binary, not UTF-8, secrets). */
 export async function readFileVerdict(fsPath: string): Promise<ContentVerdict> {
   try {
-    return decodeWorkspaceBytes(await readFile(fsPath));
+    // Judged before opening: opening a named pipe waits for a writer, and reading a huge file is what the cap prevents.
+    const info = await stat(fsPath);
+    if (info.isDirectory()) return { ok: false, reason: "a folder, not a file" };
+    if (!info.isFile()) return { ok: false, reason: "not a regular file" };
+    if (info.size > MAX_CONTEXT_FILE_BYTES) return tooLarge(info.size);
+    const bytes = await readAtMost(fsPath, MAX_CONTEXT_FILE_BYTES + 1);
+    // It grew between the size check and the read.
+    if (bytes.length > MAX_CONTEXT_FILE_BYTES) return tooLarge(bytes.length);
+    return decodeWorkspaceBytes(bytes);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { ok: false, reason: "file no longer exists" };
     if (code === "EISDIR") return { ok: false, reason: "a folder, not a file" };
     return { ok: false, reason: `cannot be read (${code ?? String(error)})` };
   }
+}
+
+function tooLarge(bytes: number): ContentVerdict {
+  return { ok: false, reason: `over the ${formatBytes(MAX_CONTEXT_FILE_BYTES)} limit for context files (${formatBytes(bytes, 1)})` };
+}
+
+/** At most `limit` bytes from the start of a file (fewer when it is shorter). */
+async function readAtMost(fsPath: string, limit: number): Promise<Buffer> {
+  const handle = await open(fsPath, "r");
+  try {
+    const buffer = Buffer.alloc(limit);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === limit) break;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** "1 MB", "3.0 GB": binary units, `digits` after the point (none for a whole number of units when 0). */
+function formatBytes(bytes: number, digits = 0): string {
+  const units = ["bytes", "KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(digits)} ${units[unit]}`;
 }
