@@ -1,6 +1,6 @@
 // Apply's target check on a real folder with real symbolic links: a link inside the workspace
 // that leads outside is refused, so is anything in .git (reached directly or through a link),
-// .vscode is asked about first, and ordinary files (also through a link that stays inside) pass.
+// .vscode and *.code-workspace files are asked about first, and ordinary files (also through a link that stays inside) pass.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -27,6 +27,8 @@ describe("Apply target safety", () => {
     await writeFile(join(workspace, "src", "a.ts"), "export const a = 1;\n");
     await writeFile(join(workspace, ".vscode", "tasks.json"), "{}\n");
     await writeFile(join(outside, "secret.txt"), "not yours\n");
+    await writeFile(join(workspace, "app.code-workspace"), '{ "folders": [{ "path": "." }] }\n');
+    await symlink(join(workspace, "app.code-workspace"), join(workspace, "notes.json"));
     await writeFile(join(second, "b.ts"), "export const b = 1;\n");
     await symlink(join(outside, "secret.txt"), join(workspace, "src", "escape.ts"));
     await symlink(join(outside, "etc"), join(workspace, "linked-dir"));
@@ -74,6 +76,17 @@ describe("Apply target safety", () => {
       assert.equal(verdict.kind, "confirm", rel);
       assert.match((verdict as { reason: string }).reason, /run commands/, rel);
     }
+  });
+
+  it("a .code-workspace file asks first too (it carries settings, tasks and launch configs), by its name in any case or through a link", async () => {
+    for (const rel of ["app.code-workspace", "tools/New.Code-Workspace", "app.code-workspace. ", "notes.json"]) {
+      const verdict = await judge(rel);
+      assert.equal(verdict.kind, "confirm", rel);
+      assert.match((verdict as { reason: string }).reason, /workspace file.*tasks.*launch/, rel);
+    }
+    assert.deepEqual(await judge("docs/code-workspace.md"), { kind: "allowed" });
+    const virtual = await judgeTarget("/repo/app.code-workspace", "/repo", ["/repo"], "app.code-workspace", { resolveLinks: false });
+    assert.equal(virtual.kind, "confirm");
   });
 
   it("a virtual workspace's paths (no links to follow) are judged by their folders", async () => {

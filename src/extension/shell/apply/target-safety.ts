@@ -3,7 +3,8 @@
 // it points to. Refused: a target whose real path (links resolved, up to its deepest existing
 // folder for a new file) leaves the workspace folders, a dangling link, and anything in a
 // `.git` folder (hooks there run code; the index and objects are Git's). Asked first: `.vscode`
-// (tasks.json and launch.json run commands, settings.json changes what tools do). Node only,
+// (tasks.json and launch.json run commands, settings.json changes what tools do) and any
+// `*.code-workspace` file, which carries the same settings, tasks and launch configs. Node only,
 // no `vscode`, so it is tested on real folders with real links.
 
 import { lstat, realpath } from "node:fs/promises";
@@ -17,6 +18,8 @@ export type TargetVerdict =
 /** Folders Apply never writes into, and folders it asks about first (compared case-insensitively). */
 export const REFUSED_FOLDERS = [".git"] as const;
 export const CONFIRMED_FOLDERS = [".vscode"] as const;
+/** File name endings Apply asks about first, wherever the file is (compared case-insensitively). */
+export const CONFIRMED_FILE_ENDINGS = [".code-workspace"] as const;
 
 /**
  * Judges `target` (an absolute path) inside `folder` (the workspace folder it belongs to);
@@ -27,7 +30,7 @@ export const CONFIRMED_FOLDERS = [".vscode"] as const;
 export async function judgeTarget(target: string, folder: string, folders: readonly string[], label: string, options: { readonly resolveLinks?: boolean } = {}): Promise<TargetVerdict> {
   const lexical = inside(folder, target);
   if (lexical === undefined) return { kind: "refused", reason: `${label} is outside the workspace: Apply only changes files in the workspace folders.` };
-  if (options.resolveLinks === false) return judgeFolders(segmentsOf(lexical), label);
+  if (options.resolveLinks === false) return judgeSegments([segmentsOf(lexical)], label);
   const real = await realTarget(target);
   if (real.kind === "dangling") return { kind: "refused", reason: `${label} is a symbolic link Apply cannot follow (what it points to is missing): writing through it would create a file wherever it points.` };
   const roots = await Promise.all(folders.map((f) => realpath(f).catch(() => undefined)));
@@ -35,16 +38,22 @@ export async function judgeTarget(target: string, folder: string, folders: reado
   if (containing === undefined) {
     return { kind: "refused", reason: `${label} leads outside the workspace through a symbolic link (to ${real.path}): Apply only changes files in the workspace folders.` };
   }
-  return judgeFolders([...segmentsOf(lexical), ...segmentsOf(containing)], label);
+  return judgeSegments([segmentsOf(lexical), segmentsOf(containing)], label);
 }
 
-/** The verdict on the folders a path goes through (as written and as resolved). */
-function judgeFolders(segments: readonly string[], label: string): TargetVerdict {
+/** The verdict on a path's folders and file name, as written and as resolved (each a list of segments). */
+function judgeSegments(paths: readonly (readonly string[])[], label: string): TargetVerdict {
+  const segments = paths.flat();
   const refused = REFUSED_FOLDERS.find((name) => segments.includes(name));
   if (refused) return { kind: "refused", reason: `${label} is inside ${refused}/, which belongs to Git (its hooks run code): Apply does not change it.` };
   const confirmed = CONFIRMED_FOLDERS.find((name) => segments.includes(name));
   if (confirmed) {
     return { kind: "confirm", reason: `${label} is in ${confirmed}/, the workspace's VS Code configuration: tasks.json and launch.json run commands, settings.json changes what tools do.` };
+  }
+  const names = paths.map((path) => path[path.length - 1] ?? "");
+  const ending = CONFIRMED_FILE_ENDINGS.find((end) => names.some((name) => name.endsWith(end)));
+  if (ending) {
+    return { kind: "confirm", reason: `${label} is a VS Code workspace file (*${ending}): like .vscode/, its settings change what tools do and its tasks and launch configs run commands.` };
   }
   return { kind: "allowed" };
 }
