@@ -64,7 +64,9 @@ it("a process that sends heartbeats is never killed, however long its request ta
   const clock = new ManualClock();
   const process = start(clock, "heartbeats");
   let outcome: unknown;
-  void process.request({ op: "createState" }).then(
+  // A model load: the one call with no progress deadline (engine-progress-deadline.test.ts
+  // covers the calls that have one, whose native work stops while the heartbeats go on).
+  void process.request({ op: "load", load: { modelPath: "model.gguf", backend: "llamacpp" } }).then(
     () => (outcome = "answered"),
     (error: unknown) => (outcome = error),
   );

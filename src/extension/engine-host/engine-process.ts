@@ -14,6 +14,7 @@ import {
   StatefulChatError,
   type ErrorCode,
 } from "../core/errors";
+import { callDeadline, DEFAULT_STEP_MS, type CallDeadline, type EngineTraits, type ProgressDeadlines } from "./progress-deadline";
 import { parseToHost, replyChecks, type ReplyOf, type Request, type RequestOp, type ToEngine, type WireError } from "./protocol";
 
 /** Time for the watchdog; tests inject one they advance by hand. */
@@ -35,7 +36,9 @@ const realClock: WatchdogClock = {
  * With requests waiting and no message at all (reply, token, heartbeat) for this long, the
  * process is taken to have stopped answering: it is killed and its requests fail as a crash
  * (so the next turn restarts it). The engine process sends a heartbeat every 2 s, so this only
- * fires when its event loop is stuck, never during a long load or prefill.
+ * fires when its event loop is stuck, never during a long load or prefill. A native call that
+ * never returns (a GPU driver hang) leaves the event loop running: the progress deadline
+ * (progress-deadline.ts) catches that one.
  */
 export const DEFAULT_STALL_MS = 120_000;
 
@@ -46,7 +49,12 @@ export interface EngineProcessOptions {
   readonly execArgv?: readonly string[];
   /** Arguments for the entry (tests only). */
   readonly args?: readonly string[];
-  readonly watchdog?: { readonly stallMs?: number; readonly clock?: WatchdogClock };
+  readonly watchdog?: {
+    readonly stallMs?: number;
+    readonly clock?: WatchdogClock;
+    /** How long a call may go without progress (a reply, a token); defaults in progress-deadline.ts. */
+    readonly progress?: ProgressDeadlines;
+  };
 }
 
 export interface ProcessExit {
@@ -60,6 +68,7 @@ export interface ProcessExit {
 
 interface Pending {
   readonly op: RequestOp;
+  readonly deadline: CallDeadline;
   /** generateReply's tokens as they are sampled. */
   readonly onToken?: (token: number) => void;
   readonly resolve: (value: unknown) => void;
@@ -79,16 +88,24 @@ export class EngineProcess {
   private exitInfo: ProcessExit | undefined;
   private stopping = false;
   private stalled = false;
+  /** The call the progress deadline ended (its exit, failing the requests, follows). */
+  private stuck: { readonly op: RequestOp; readonly ms: number } | undefined;
   private lastSign: number;
+  /** When a call last made progress (a reply or a token; heartbeats do not count), or the wait began. */
+  private lastProgress: number;
+  /** Learned from the load request this process was sent. */
+  private engine: EngineTraits = { draftModel: false, remote: false };
   private readonly exited: Promise<ProcessExit>;
 
   private constructor(
     private readonly child: ChildProcess,
     private readonly clock: WatchdogClock = realClock,
     private readonly stallMs = DEFAULT_STALL_MS,
+    private readonly progress: ProgressDeadlines = {},
   ) {
-    this.lastSign = clock.now();
-    const watchdog = clock.every(Math.max(1, Math.floor(stallMs / 8)), () => this.checkLiveness());
+    this.lastSign = this.lastProgress = clock.now();
+    const shortest = Math.min(stallMs, progress.stepMs ?? DEFAULT_STEP_MS);
+    const watchdog = clock.every(Math.max(1, Math.floor(shortest / 8)), () => this.checkLiveness());
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
@@ -98,7 +115,13 @@ export class EngineProcess {
       child.once("exit", (code, signal) => {
         watchdog.stop();
         this.exitInfo = { code, signal, stderrTail: this.stderr.trim(), expected: this.stopping };
-        const error = this.stopping ? new DisposedError("Engine process") : this.stalled ? stallError(this.stallMs) : crashError(this.exitInfo);
+        const error = this.stopping
+          ? new DisposedError("Engine process")
+          : this.stalled
+            ? stallError(this.stallMs)
+            : this.stuck
+              ? stuckError(this.stuck.op, this.stuck.ms)
+              : crashError(this.exitInfo);
         for (const request of this.pending.values()) request.reject(error);
         this.pending.clear();
         resolve(this.exitInfo);
@@ -119,7 +142,7 @@ export class EngineProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
-    return new EngineProcess(child, options.watchdog?.clock, options.watchdog?.stallMs);
+    return new EngineProcess(child, options.watchdog?.clock, options.watchdog?.stallMs, options.watchdog?.progress);
   }
 
   /** When the process last showed it was alive (any message), on the watchdog's clock. */
@@ -130,6 +153,11 @@ export class EngineProcess {
   /** The watchdog took the process to have stopped answering and killed it (its exit, failing the requests, follows). */
   get killedAsStalled(): boolean {
     return this.stalled;
+  }
+
+  /** The progress deadline took a native call to have stopped (a GPU driver hang) and killed the process. */
+  get killedAsStuck(): boolean {
+    return this.stuck !== undefined;
   }
 
   get pid(): number | undefined {
@@ -149,10 +177,17 @@ export class EngineProcess {
     return this.send(this.nextId++, request);
   }
 
-  /** generateReply: `onToken` sees each sampled token before `done` resolves; cancel() asks the process to stop. */
-  generateReply(request: Extract<Request, { op: "generateReply" }>, onToken: (token: number) => void): { done: Promise<ReplyOf["generateReply"]>; cancel(): void } {
+  /**
+   * generateReply: `onToken` sees each sampled token before `done` resolves; cancel() asks the
+   * process to stop. `held`: the tokens the state holds before `request.tokens` (for the deadline).
+   */
+  generateReply(
+    request: Extract<Request, { op: "generateReply" }>,
+    onToken: (token: number) => void,
+    context: { readonly held?: number } = {},
+  ): { done: Promise<ReplyOf["generateReply"]>; cancel(): void } {
     const id = this.nextId++;
-    const done = this.send(id, request, onToken);
+    const done = this.send(id, request, onToken, context.held);
     return {
       done,
       cancel: () => {
@@ -161,19 +196,30 @@ export class EngineProcess {
     };
   }
 
-  private send<K extends RequestOp>(id: number, request: Extract<Request, { op: K }>, onToken?: (token: number) => void): Promise<ReplyOf[K]> {
+  private send<K extends RequestOp>(id: number, request: Extract<Request, { op: K }>, onToken?: (token: number) => void, held?: number): Promise<ReplyOf[K]> {
     if (this.exitInfo) {
       return Promise.reject(this.exitInfo.expected ? new DisposedError("Engine process") : crashError(this.exitInfo));
     }
+    this.learnEngine(request);
     return new Promise<ReplyOf[K]>((resolve, reject) => {
-      if (this.pending.size === 0) this.lastSign = this.clock.now(); // the wait starts now
-      this.pending.set(id, { op: request.op, onToken, resolve: resolve as (v: unknown) => void, reject });
+      const now = this.clock.now();
+      if (this.pending.size === 0) this.lastSign = this.lastProgress = now; // the wait starts now
+      const deadline = callDeadline(request, this.progress, this.engine, now, held);
+      this.pending.set(id, { op: request.op, deadline, onToken, resolve: resolve as (v: unknown) => void, reject });
       const message: ToEngine = { id, request };
       this.child.send(message, (error) => {
         // The channel closed under us: the exit handler rejects with the crash reason.
         if (error) this.stderr += `\nsend failed: ${error.message}`;
       });
     });
+  }
+
+  /** What the load tells about the engine's calls' deadlines. */
+  private learnEngine(request: Request): void {
+    if (request.op !== "load") return;
+    // Any draft model given: whether it drafts is the speculation layer's choice, and a
+    // longer allowance than needed only delays the end of a hang.
+    this.engine = { draftModel: request.load.draftModelPath !== undefined, remote: request.load.backend === "remote" };
   }
 
   /** Ask the process to free its model and leave; kill it if it does not within `graceMs`. */
@@ -187,9 +233,32 @@ export class EngineProcess {
   }
 
   private checkLiveness(): void {
-    if (this.exitInfo || this.stopping || this.pending.size === 0) return;
-    if (this.clock.now() - this.lastSign <= this.stallMs) return;
-    this.stalled = true;
+    if (this.exitInfo || this.stopping || this.stalled || this.stuck || this.pending.size === 0) return;
+    const now = this.clock.now();
+    if (now - this.lastSign > this.stallMs) {
+      this.stalled = true;
+      this.child.kill("SIGKILL");
+      return;
+    }
+    this.checkProgress(now);
+  }
+
+  /**
+   * The engine runs its calls on one model (node-llama-cpp batches the states of a context
+   * together; one hang stops them all), so progress is the process's: no reply and no token
+   * for longer than the largest allowance among the calls waiting (a call queued behind a long
+   * one gets the long one's time). A call with no deadline (a load) suspends the check.
+   */
+  private checkProgress(now: number): void {
+    let limit = 0;
+    let longest: Pending | undefined;
+    for (const call of this.pending.values()) {
+      const allowance = call.deadline.allowanceMs;
+      if (allowance === undefined) return;
+      if (allowance > limit) [limit, longest] = [allowance, call];
+    }
+    if (!longest || now - this.lastProgress <= limit) return;
+    this.stuck = { op: longest.op, ms: limit };
     this.child.kill("SIGKILL");
   }
 
@@ -199,7 +268,9 @@ export class EngineProcess {
     if (reply && "heartbeat" in reply) return;
     const request = reply && this.pending.get(reply.id);
     if (!reply || !request) return; // Malformed or unknown: nobody waits for it.
+    this.lastProgress = this.clock.now();
     if ("token" in reply) {
+      request.deadline.progressed(this.lastProgress);
       request.onToken?.(reply.token);
       return;
     }
@@ -216,6 +287,13 @@ export class EngineProcess {
 
 function stallError(stallMs: number): StatefulChatError {
   return new EngineCrashedError(`The engine process stopped answering (no reply and no sign of life for ${Math.round(stallMs / 1000)} s), so it was stopped.`, true);
+}
+
+function stuckError(op: RequestOp, ms: number): StatefulChatError {
+  return new EngineCrashedError(
+    `The engine made no progress on ${op} for ${ms >= 1_000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} while its process still ran (a native call that never returned, such as a GPU driver hang), so it was stopped.`,
+    true,
+  );
 }
 
 export function describeExit(exit: Pick<ProcessExit, "code" | "signal">): string {

@@ -82,7 +82,7 @@ export class ProxyKvState implements KvState {
         this.assertFits(tokens.length + options.maxTokens - 1);
         const remote = await this.ensureRemote(waiting.signal);
         const request = { op: "generateReply" as const, state: remote.id, tokens, sample: options.sample, maxTokens: options.maxTokens };
-        const reply = await begin(remote.process.generateReply(request, onToken)).done;
+        const reply = await begin(remote.process.generateReply(request, onToken, { held: this.known })).done;
         this.known = reply.length;
         speculation = reply.speculation;
         serverCached = reply.serverCached;
