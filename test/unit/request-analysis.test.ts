@@ -215,6 +215,26 @@ describe("where recorded requests differ", () => {
     assert.ok(!analysisReport(analysis).includes("known block"), "the window already shows it");
   });
 
+  it("a request laid out stable prefix first is recorded so, and the table says it", () => {
+    const text = chatml(second);
+    const record = requestRecordOf({
+      id: "q-1",
+      at: new Date("2026-12-02T10:00:00Z"),
+      model: "fake",
+      messages: second,
+      tools: [],
+      rendered: { text, tokens: tokenizer.encode(text, { specials: true }), layout: "system-turn", moved: ["template-variables"] },
+      piece: tokenPiece(tokenizer),
+    });
+    assert.deepEqual(record.layout, { placement: "system-turn", moved: ["template-variables"] });
+    assert.equal(line("q-2", second).layout, undefined, "as sent: no layout on record");
+    const laidOut = analyzeRequests(parseRequestLog("requests.jsonl", `${JSON.stringify(record)}\n${JSON.stringify(line("q-2", second))}\n`));
+    assert.deepEqual(laidOut.requests[0]!.layout, record.layout);
+    const report = analysisReport(laidOut);
+    assert.match(report, /template-variables → system-turn/);
+    assert.match(report, /as sent/);
+  });
+
   it("a stable run too short for the threshold is not a finding", () => {
     const strict = analyzeRequests(parseRequestLog("requests.jsonl", agentLog()), { minStableAfter: 1_000_000 });
     assert.deepEqual(strict.volatileBeforeStable, []);
@@ -249,6 +269,7 @@ describe("a request log that cannot be analysed", () => {
     assert.match(refusal(JSON.stringify({ ...JSON.parse(good), pieces: {} })), /pieces has no text for token/);
     assert.match(refusal(JSON.stringify({ ...JSON.parse(good), messages: [{ role: "robot", chars: 1, sha: "x" }] })), /messages\[0\]\.role "robot"/);
     assert.match(refusal(JSON.stringify({ kind: "outcome", format: 1, id: "p-1", at: "t" })), /exactly one of reply and error/);
+    assert.match(refusal(JSON.stringify({ ...JSON.parse(good), layout: { placement: "sideways", moved: [] } })), /layout\.placement "sideways": expected one of system-turn, user-message/);
   });
 
   it("a missing folder says how to record one; a folder is read through its requests.jsonl", () => {

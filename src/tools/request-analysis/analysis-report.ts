@@ -13,8 +13,8 @@ export function analysisReport(analysis: RequestAnalysis): string {
   const out = [`${count(analysis.requests.length)} requests in ${analysis.file} (${count(conversations)} conversations)`, ""];
   out.push(
     table(
-      ["#", "conv", "kind", "messages", "tools", "tokens", "outcome"],
-      analysis.requests.map((r) => [String(r.index), String(r.conversation), r.kind, rolesOf(r), String(r.tools), count(r.tokens), outcomeOf(r)]),
+      ["#", "conv", "kind", "messages", "tools", "tokens", "layout", "outcome"],
+      analysis.requests.map((r) => [String(r.index), String(r.conversation), r.kind, rolesOf(r), String(r.tools), count(r.tokens), layoutOf(r), outcomeOf(r)]),
     ),
   );
   out.push("", "Consecutive requests (the common prefix is what a session that served the earlier one holds):");
@@ -95,6 +95,10 @@ function segment(c: RequestComparison, s: DescribedSegment): string {
 function rolesOf(r: AnalyzedRequest): string {
   const short: Record<string, string> = { system: "s", user: "u", assistant: "a", tool: "t" };
   return `${r.roles.length} (${r.roles.map((role) => short[role] ?? role).join("")})`;
+}
+
+function layoutOf(r: AnalyzedRequest): string {
+  return r.layout ? `${r.layout.moved.join("+")} → ${r.layout.placement}` : "as sent";
 }
 
 function outcomeOf(r: AnalyzedRequest): string {

@@ -34,7 +34,7 @@
 
 import type { RequestRole } from "../../extension/core/request-pool/request-messages";
 import { PREFIX_BLOCK_TOKENS } from "../../extension/core/request-pool/prefix-blocks";
-import type { OutcomeRecord, RecordedMessage } from "../../extension/core/request-pool/request-record";
+import type { OutcomeRecord, RecordedMessage, RequestRecord } from "../../extension/core/request-pool/request-record";
 import { knownBlocksAtDifference, type KnownBlocksAtDifference } from "./known-blocks";
 import type { LoggedRequest, RequestLog } from "./request-log";
 import { alignTokens, type StableRun, type VolatileSegment } from "./token-alignment";
@@ -69,6 +69,8 @@ export interface AnalyzedRequest {
   readonly tools: number;
   readonly tokens: number;
   readonly outcome?: Omit<OutcomeRecord, "kind" | "format" | "id">;
+  /** Known blocks the provider moved after the stable prefix, and where to (absent: rendered as sent). */
+  readonly layout?: RequestRecord["layout"];
 }
 
 export interface DifferenceWindow {
@@ -159,6 +161,7 @@ export function analyzeRequests(log: RequestLog, options: AnalysisOptions = {}):
       tools: r.tools.length,
       tokens: r.tokens.length,
       ...(r.outcome ? { outcome: outcomeOf(r.outcome) } : {}),
+      ...(r.layout ? { layout: r.layout } : {}),
     }),
   );
   const compare = (kind: ComparisonKind, a: number, b: number) => compareRequests(kind, logged, a, b, options);

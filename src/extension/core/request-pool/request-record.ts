@@ -11,6 +11,7 @@ import type { Tokenizer } from "../engine";
 import { toStatefulChatError } from "../errors";
 import { REQUEST_ROLES, type RenderedRequest, type RequestMessage, type RequestRole, type ToolSpec } from "./request-messages";
 import type { PoolReply } from "./session-pool";
+import { STABLE_PREFIX_PLACEMENTS, type StablePrefixPlacement } from "./stable-prefix";
 
 /** The file in the recording folder. */
 export const REQUEST_LOG_FILE = "requests.jsonl";
@@ -48,6 +49,11 @@ export interface RequestRecord {
    * model's tokenizer (a character split across tokens shows as U+FFFD there, never in `text`).
    */
   readonly pieces: Readonly<Record<string, string>>;
+  /**
+   * How the provider laid the request out (stable-prefix-render.ts) when it moved known blocks;
+   * absent: as sent. Block names as strings: a log from a version that knows more blocks still reads.
+   */
+  readonly layout?: { readonly placement: StablePrefixPlacement; readonly moved: readonly string[] };
 }
 
 /** The pool's reply, as recorded (literals kept as strings: the log is read by people). */
@@ -109,6 +115,7 @@ export function requestRecordOf(input: {
     tokens: input.rendered.tokens,
     text: input.rendered.text,
     pieces,
+    ...(input.rendered.layout && input.rendered.layout !== "as-sent" ? { layout: { placement: input.rendered.layout, moved: input.rendered.moved ?? [] } } : {}),
   };
 }
 
@@ -182,6 +189,7 @@ export function parseRequestLogLine(line: string): RequestLogLine {
       tokens,
       text: text(o, "text"),
       pieces: pieces as Record<string, string>,
+      ...(o.layout !== undefined ? { layout: layoutOf(o.layout) } : {}),
     };
   }
   if (o.kind === "outcome") {
@@ -224,6 +232,12 @@ function messageOf(value: unknown, index: number): RecordedMessage {
     ...(m.toolCalls !== undefined ? { toolCalls: arrayOf(m.toolCalls, `${where}.toolCalls`).map((n, i) => stringAt(n, `${where}.toolCalls[${i}]`)) } : {}),
     ...(m.toolCallId !== undefined ? { toolCallId: text(m, "toolCallId", `${where}.toolCallId`) } : {}),
   };
+}
+
+function layoutOf(value: unknown): NonNullable<RequestRecord["layout"]> {
+  const l = objectOf(value, "layout");
+  if (!(STABLE_PREFIX_PLACEMENTS as readonly unknown[]).includes(l.placement)) throw new RequestRecordError(`layout.placement ${JSON.stringify(l.placement)}: expected one of ${STABLE_PREFIX_PLACEMENTS.join(", ")}`);
+  return { placement: l.placement as StablePrefixPlacement, moved: arrayOf(l.moved, "layout.moved").map((name, i) => stringAt(name, `layout.moved[${i}]`)) };
 }
 
 function objectOf(value: unknown, what: string): Record<string, unknown> {
