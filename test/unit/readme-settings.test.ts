@@ -44,7 +44,7 @@ it("turns settings-editor links into code and keeps a cell on one line", () => {
       "|---|---|---|---|",
       "| `x.a` | `\"\"` | window | See `x.b` or `x.b`. Choices: `p`: P; `q`: Q \\| R. |",
       "",
-      "Renamed settings: the old names are still read, and a value set under one is moved to the new name when the extension starts.",
+      "Renamed settings: the old names are still read, and a value set under one in user settings is moved to the new name when the extension starts (in a trusted workspace); workspace settings are never rewritten, only reported.",
       "",
       "| Old name | Now |",
       "|---|---|",

@@ -7,11 +7,14 @@
 // reading `inspect().globalValue` makes that a property of this code rather than of one VS Code
 // version, and a workspace value that `inspect()` does show is reported (once, by the caller).
 //
-// A renamed setting is read under its new name when that is set at any level, else under its
-// old name when that is set (not yet migrated), else the new name's default.
+// A renamed setting whose old name is still set somewhere (workspace settings are never
+// migrated) is read level by level, most specific first, each level's new name before its old
+// one; otherwise as VS Code resolves the new name (its default when set nowhere).
 
 import { isMachineScoped } from "./setting-schema";
-import { isSetAnywhere, SETTING_RENAMES, type SettingLevels } from "./settings-migration";
+import { isSetAnywhere, SETTING_RENAMES, valueAt, type SettingLevel, type SettingLevels } from "./settings-migration";
+
+const MOST_SPECIFIC_FIRST: readonly SettingLevel[] = ["workspaceFolder", "workspace", "global"];
 
 export interface ReadableConfiguration {
   get(name: string): unknown;
@@ -38,7 +41,18 @@ export class SettingReader {
       const old = former === undefined ? undefined : this.userValue(former);
       return old !== undefined ? old : this.config.inspect(name)?.defaultValue;
     }
-    if (former !== undefined && !isSetAnywhere(this.config.inspect(name)) && isSetAnywhere(this.config.inspect(former))) return this.config.get(former);
+    if (former !== undefined) {
+      const old = this.config.inspect(former);
+      // Level by level: workspace settings keep their old names (never migrated), so a workspace's
+      // old name must still beat the user's new name, as it beat the user's old name before.
+      if (isSetAnywhere(old)) {
+        const current = this.config.inspect(name);
+        for (const level of MOST_SPECIFIC_FIRST) {
+          const value = valueAt(current, level) ?? valueAt(old, level);
+          if (value !== undefined) return value;
+        }
+      }
+    }
     return this.config.get(name);
   }
 

@@ -1,8 +1,11 @@
-// Renamed settings: the old names are a public contract, so they keep working. Each value set
-// under an old name is moved once to the new name, at the level it was set (user, workspace,
-// workspace folder); until it is moved (a read-only settings file, a value written later by an
-// older version or Settings Sync), reads fall back to it (setting-reader.ts). Pure: it sees
-// the configuration only through MigratableConfiguration, so it is tested with a fake one.
+// Renamed settings: the old names are a public contract, so they keep working. A value set
+// under an old name in user settings is moved once to the new name. The workspace's and its
+// folders' settings files are the project's, shared through its repository: they are never
+// rewritten, only reported (the user renames them when they like); and in Restricted Mode
+// nothing is migrated, not even user settings, until the workspace is trusted. Until a value
+// is moved (a read-only settings file, a value written later by an older version or Settings
+// Sync, any workspace value), reads fall back to it level by level (setting-reader.ts). Pure:
+// it sees the configuration only through MigratableConfiguration, so it is tested with a fake one.
 
 import { isMachineScoped } from "./setting-schema";
 
@@ -46,11 +49,11 @@ export interface MigrationStep {
   readonly level: SettingLevel;
   /**
    * moved: the value now lives under the new name; dropped: the new name was already set at that
-   * level (it wins), so the old value was removed; kept: a machine-scoped setting's workspace
-   * value, left alone (ignored either way); failed: the settings file could not be written (the
-   * old value is still read).
+   * level (it wins), so the old value was removed; left: a workspace or folder value, not
+   * written (still read); kept: a machine-scoped setting's workspace value, left alone (ignored
+   * either way); failed: the settings file could not be written (the old value is still read).
    */
-  readonly outcome: "moved" | "dropped" | "kept" | "failed";
+  readonly outcome: "moved" | "dropped" | "left" | "kept" | "failed";
   readonly value: unknown;
   readonly error?: string;
 }
@@ -70,9 +73,19 @@ export function isSetAnywhere(levels: SettingLevels | undefined): boolean {
   return (Object.keys(VALUE_OF) as SettingLevel[]).some((level) => valueAt(levels, level) !== undefined);
 }
 
-/** Moves every value set under an old name to its new name; returns what was done, one step per value. */
-export async function migrateRenamedSettings(scopes: readonly MigrationScope[], renames: readonly SettingRename[] = SETTING_RENAMES): Promise<MigrationStep[]> {
+export interface MigrationWindow {
+  /** Whether the workspace is trusted; in Restricted Mode nothing is migrated (run again when trust is granted). */
+  readonly trusted: boolean;
+}
+
+/**
+ * Moves every value set under an old name in user settings to its new name, and reports the
+ * workspace's and folders' values without writing them; returns one step per value found.
+ */
+export async function migrateRenamedSettings(scopes: readonly MigrationScope[], window: MigrationWindow, renames: readonly SettingRename[] = SETTING_RENAMES): Promise<MigrationStep[]> {
   const steps: MigrationStep[] = [];
+  // A workspace opened in Restricted Mode must not make the extension write anything, even user settings.
+  if (!window.trusted) return steps;
   for (const { config, levels } of scopes) {
     for (const { from, to } of renames) {
       const old = config.inspect(from);
@@ -83,6 +96,11 @@ export async function migrateRenamedSettings(scopes: readonly MigrationScope[], 
         // A machine-scoped setting is read from user settings only: a workspace's value stays where it is, ignored.
         if (level !== "global" && isMachineScoped(to)) {
           steps.push({ from, to, level, outcome: "kept", value });
+          continue;
+        }
+        // The workspace's settings belong to its project (and its repository): reported, never rewritten.
+        if (level !== "global") {
+          steps.push({ from, to, level, outcome: "left", value });
           continue;
         }
         const newSet = valueAt(current, level) !== undefined;
@@ -108,6 +126,8 @@ export function describeMigrationStep(step: MigrationStep, prefix = "statefulCha
       return `Settings: ${names}: moved ${JSON.stringify(step.value)} in ${where}.`;
     case "dropped":
       return `Settings: ${names}: ${where} already set the new name, which wins; removed the old value ${JSON.stringify(step.value)}.`;
+    case "left":
+      return `Settings: ${names}: ${where} still use the old name (value ${JSON.stringify(step.value)}), which is still read; rename it there when you like (workspace settings are not changed for you).`;
     case "kept":
       return `Settings: ${names}: ${where} value ${JSON.stringify(step.value)} left alone (the setting is read from user settings only).`;
     case "failed":

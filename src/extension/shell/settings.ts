@@ -186,7 +186,11 @@ function migratable(config: vscode.WorkspaceConfiguration): MigratableConfigurat
   return { inspect: (name) => config.inspect(name), update: (name, value, level) => config.update(name, value, TARGETS[level]) };
 }
 
-/** Moves values set under renamed settings' old names to the new names, in user, workspace and (multi-root) folder settings. */
+/**
+ * Moves values set under renamed settings' old names to the new names in user settings; the
+ * workspace's and (multi-root) folders' old names are reported, never rewritten; nothing at all
+ * in Restricted Mode (run again when trust is granted).
+ */
 export async function migrateSettings(log: vscode.LogOutputChannel): Promise<void> {
   const scopes: MigrationScope[] = [
     { config: migratable(vscode.workspace.getConfiguration(SETTINGS_SECTION)), levels: vscode.workspace.workspaceFolders?.length ? ["global", "workspace"] : ["global"] },
@@ -195,12 +199,26 @@ export async function migrateSettings(log: vscode.LogOutputChannel): Promise<voi
   if (vscode.workspace.workspaceFile) {
     for (const folder of vscode.workspace.workspaceFolders ?? []) scopes.push({ config: migratable(vscode.workspace.getConfiguration(SETTINGS_SECTION, folder.uri)), levels: ["workspaceFolder"] });
   }
-  for (const step of await migrateRenamedSettings(scopes)) (step.outcome === "failed" ? log.warn : log.info).call(log, describeMigrationStep(step));
+  const steps = await migrateRenamedSettings(scopes, { trusted: vscode.workspace.isTrusted });
+  for (const step of steps) (step.outcome === "failed" ? log.warn : log.info).call(log, describeMigrationStep(step));
+  const left = steps.filter((step) => step.outcome === "left");
+  if (left.length > 0 && !toldAboutWorkspaceNames) {
+    toldAboutWorkspaceNames = true;
+    const names = [...new Set(left.map((step) => `${SETTINGS_SECTION}.${step.from} → ${SETTINGS_SECTION}.${step.to}`))].join(", ");
+    const open = "Open Workspace Settings";
+    void vscode.window.showInformationMessage(`Stateful Chat: this workspace's settings use renamed settings (${names}). They still work; rename them when you like. Workspace settings are not changed for you.`, open).then((choice) => {
+      if (choice === open) void vscode.commands.executeCommand("workbench.action.openWorkspaceSettingsFile");
+    });
+  }
 }
+
+/** The workspace's old setting names are told once per window, not on every migration run. */
+let toldAboutWorkspaceNames = false;
 
 /**
  * Settings upkeep, none of it on activation's path: renamed settings migrated just after
- * activation and whenever an old name is written again (Settings Sync from an older version);
+ * activation, whenever an old name is written again (Settings Sync from an older version) and
+ * when the workspace is trusted;
  * the workspace's settings files watched from the first settings read.
  */
 export function registerSettings(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
@@ -218,6 +236,8 @@ export function registerSettings(context: vscode.ExtensionContext, log: vscode.L
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (SETTING_RENAMES.some((r) => event.affectsConfiguration(`${SETTINGS_SECTION}.${r.from}`))) migrate();
     }),
+    // Nothing is migrated in Restricted Mode: the user settings' turn comes when the workspace is trusted.
+    vscode.workspace.onDidGrantWorkspaceTrust(migrate),
     { dispose: () => void (workspaceSettingFiles === files && (workspaceSettingFiles = undefined)) },
   );
 }

@@ -63,7 +63,7 @@ export function settingsTable(manifest: ManifestWithSettings): string {
   if (renamed.length > 0) {
     lines.push(
       "",
-      "Renamed settings: the old names are still read, and a value set under one is moved to the new name when the extension starts.",
+      "Renamed settings: the old names are still read, and a value set under one in user settings is moved to the new name when the extension starts (in a trusted workspace); workspace settings are never rewritten, only reported.",
       "",
       "| Old name | Now |",
       "|---|---|",
