@@ -2,11 +2,14 @@
 // hang): its event loop runs, so it sends heartbeats every 20 ms, but the model's work stops.
 // It answers a load (unless the model path is "hang") and createState; a generateReply
 // streams the number of tokens in argv[2] (default 2), then nothing; evaluate,
-// evaluateTopK and the snapshot operations are never answered.
+// evaluateTopK and the snapshot operations are never answered. With argv[3] "answers" it
+// is the healthy process after a restart instead: evaluate is answered.
 
 import type { LoadedInfo, ToHost } from "../../src/extension/engine-host/protocol";
 
 const tokensBeforeHang = Number(process.argv[2] ?? "2");
+const answersEvaluate = process.argv[3] === "answers";
+let length = 0;
 
 function send(message: ToHost): void {
   if (process.connected) process.send?.(message);
@@ -16,7 +19,7 @@ let beats = 0;
 setInterval(() => send({ heartbeat: ++beats }), 20);
 
 process.on("message", (raw: unknown) => {
-  const message = raw as { id?: number; request?: { op?: string; load?: { modelPath?: string } } };
+  const message = raw as { id?: number; request?: { op?: string; load?: { modelPath?: string }; tokens?: number[] } };
   const id = message.id;
   if (id === undefined) return; // a cancel: the hung call cannot stop either
   switch (message.request?.op) {
@@ -28,6 +31,11 @@ process.on("message", (raw: unknown) => {
     }
     case "createState":
       send({ id, ok: true, value: { state: 1, capacity: 4096 } });
+      return;
+    case "evaluate":
+      if (!answersEvaluate) return;
+      length += message.request.tokens?.length ?? 0;
+      send({ id, ok: true, value: { length } });
       return;
     case "generateReply":
       for (let i = 0; i < tokensBeforeHang; i++) send({ id, token: 100 + i });

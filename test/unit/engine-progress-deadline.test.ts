@@ -8,9 +8,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { EngineCrashedError } from "../../src/extension/core/errors";
+import { Session } from "../../src/extension/core/session";
 import { EngineProcess, type WatchdogClock } from "../../src/extension/engine-host/engine-process";
 import { callDeadline, DEFAULT_SNAPSHOT_MS, DEFAULT_STEP_MS, STEP_TOKENS, type EngineTraits } from "../../src/extension/engine-host/progress-deadline";
 import type { Request } from "../../src/extension/engine-host/protocol";
+import { ProxyKvState, type ProxyStateOwner } from "../../src/extension/engine-host/proxy-state";
+import { ByteTokenizer } from "../support/fake-engine";
 
 class ManualClock implements WatchdogClock {
   private time = 0;
@@ -33,8 +36,22 @@ const STEP = 10_000;
 const GREEDY = { temperature: 0 } as const;
 const hangGuard = { timeout: 30_000 };
 
-function start(watchdog: NonNullable<Parameters<typeof EngineProcess.start>[0]>["watchdog"], tokensBeforeHang = 2): EngineProcess {
-  return EngineProcess.start({ entry: HUNG, execArgv: ["--import", "tsx"], args: [String(tokensBeforeHang)], watchdog });
+function start(watchdog: NonNullable<Parameters<typeof EngineProcess.start>[0]>["watchdog"], tokensBeforeHang = 2, answers = false): EngineProcess {
+  const args = [String(tokensBeforeHang), ...(answers ? ["answers"] : [])];
+  return EngineProcess.start({ entry: HUNG, execArgv: ["--import", "tsx"], args, watchdog });
+}
+
+/** Test double of a ProxyEngine: a new process when the last one is gone, the first one hung, the next ones healthy. */
+class RestartingEngine implements ProxyStateOwner {
+  readonly started: EngineProcess[] = [];
+  process(): Promise<EngineProcess> {
+    const current = this.started.at(-1);
+    if (current?.alive) return Promise.resolve(current);
+    const next = start({ progress: { stepMs: 300 } }, 2, this.started.length > 0);
+    this.started.push(next);
+    return Promise.resolve(next);
+  }
+  forget(): void {}
 }
 
 async function until(what: string, check: () => boolean): Promise<void> {
@@ -76,6 +93,21 @@ describe("the progress deadline of an engine process that heartbeats", () => {
     const engine = start({ progress: { stepMs: 300 } });
     const state = await loaded(engine);
     await assertEndedAsStuck(engine, engine.request({ op: "evaluate", state, tokens: [7], sample: GREEDY }));
+  });
+
+  it("the chat recovers as after any crash: the prefill fails and is rolled back, the next one runs in a new process", hangGuard, async () => {
+    const engine = new RestartingEngine();
+    const session = new Session(new ProxyKvState(engine, 4096, undefined, false), new ByteTokenizer(), 16);
+    const prompt = new Array(40).fill(97);
+    await assert.rejects(session.prefill(prompt), (error: unknown) => error instanceof EngineCrashedError && /made no progress/.test(error.message));
+    await engine.started[0].whenExited();
+    assert.equal(engine.started[0].killedAsStuck, true);
+    assert.equal(session.position, 0, "the failed prefill is rolled back");
+    await session.prefill(prompt);
+    assert.equal(engine.started.length, 2, "the next call started a new process");
+    assert.equal(session.position, 40);
+    assert.equal(session.evaluated, 32, "two chunks computed, the last one left for the reply");
+    await engine.started[1].stop(1_000);
   });
 
   it("a prefill chunk gets a step per 512 tokens it carries", hangGuard, async () => {
