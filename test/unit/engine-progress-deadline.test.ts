@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import { EngineCrashedError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
 import { EngineProcess, type WatchdogClock } from "../../src/extension/engine-host/engine-process";
-import { callDeadline, DEFAULT_SNAPSHOT_MS, DEFAULT_STEP_MS, STEP_TOKENS, type EngineTraits } from "../../src/extension/engine-host/progress-deadline";
+import { callDeadline, DEFAULT_LONG_CALL_MS, DEFAULT_STEP_MS, STEP_TOKENS, type EngineTraits } from "../../src/extension/engine-host/progress-deadline";
 import type { Request } from "../../src/extension/engine-host/protocol";
 import { ProxyKvState, type ProxyStateOwner } from "../../src/extension/engine-host/proxy-state";
 import { ByteTokenizer } from "../support/fake-engine";
@@ -166,9 +166,9 @@ describe("the progress deadline of an engine process that heartbeats", () => {
     await engine.stop(1_000);
   });
 
-  it("a snapshot load gets the snapshot deadline, not a step", hangGuard, async () => {
+  it("a snapshot load gets the long-call deadline, not a step", hangGuard, async () => {
     const clock = new ManualClock();
-    const engine = start({ clock, progress: { stepMs: STEP, snapshotMs: 6 * STEP } });
+    const engine = start({ clock, progress: { stepMs: STEP, longCallMs: 6 * STEP } });
     const state = await loaded(engine);
     const call = engine.request({ op: "loadSnapshot", state, path: "/nowhere.kv" });
     outcomeOf(call);
@@ -188,12 +188,13 @@ describe("callDeadline", () => {
     const of = (request: Request, engine = plain) => callDeadline(request, limits, engine, 0).allowanceMs;
     assert.equal(of({ op: "load", load: { modelPath: "m", backend: "llamacpp" } }), undefined);
     assert.equal(of({ op: "evaluate", state: 1, tokens: [1] }, { draftModel: false, remote: true }), undefined);
-    assert.equal(of({ op: "createState" }), DEFAULT_STEP_MS);
+    assert.equal(of({ op: "createState" }), DEFAULT_LONG_CALL_MS);
+    assert.equal(of({ op: "reset", state: 1 }), DEFAULT_STEP_MS);
     assert.equal(of({ op: "truncate", state: 1, length: 0 }), DEFAULT_STEP_MS);
     assert.equal(of({ op: "evaluate", state: 1, tokens: [1] }), DEFAULT_STEP_MS);
     assert.equal(of({ op: "evaluateTopK", state: 1, tokens: new Array(STEP_TOKENS + 1).fill(1), k: 4 }), 2 * DEFAULT_STEP_MS);
-    assert.equal(of({ op: "loadSnapshot", state: 1, path: "p" }), DEFAULT_SNAPSHOT_MS);
-    assert.equal(of({ op: "saveSnapshot", state: 1, path: "p", tokens: [1] }), DEFAULT_SNAPSHOT_MS);
+    assert.equal(of({ op: "loadSnapshot", state: 1, path: "p" }), DEFAULT_LONG_CALL_MS);
+    assert.equal(of({ op: "saveSnapshot", state: 1, path: "p", tokens: [1] }), DEFAULT_LONG_CALL_MS);
     assert.equal(of({ op: "saveSnapshot", state: 1, path: "p", tokens: new Array(10 * STEP_TOKENS).fill(1) }), 10 * DEFAULT_STEP_MS);
   });
 

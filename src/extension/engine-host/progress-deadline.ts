@@ -10,21 +10,25 @@ import type { Request } from "./protocol";
 export interface ProgressDeadlines {
   /**
    * The time one step may take: a prefill chunk of up to STEP_TOKENS tokens, one decoded
-   * token, one verify batch, a state created, erased or probed. A call gets one step per
-   * STEP_TOKENS tokens it carries. Defaults to 120 000 (2 min): a 1.5B model on 2 CPU cores
-   * prefills 512 tokens in well under that, so only a call that stopped runs into it.
+   * token, one verify batch, a state's tail erased, a state reset, disposed or probed. A call
+   * gets one step per STEP_TOKENS tokens it carries. Defaults to 120 000 (2 min): a 1.5B model
+   * on 2 CPU cores prefills 512 tokens in well under a minute and decodes a token in under
+   * 0.1 s (test/bench/results/shape-1.5b), so only a call that stopped runs into it.
    */
   readonly stepMs?: number;
   /**
-   * A KV snapshot save, load or append: disk I/O of up to several GB in one native call, with
-   * no progress events, and a load's size is not known here. Defaults to 600 000 (10 min), or
-   * a step per STEP_TOKENS tokens the call carries when that is longer.
+   * The calls that do much work with no progress events on the way, and whose size is not
+   * known here: a KV snapshot save, load or append (disk I/O of up to several GB in one native
+   * call), and creating a state (its KV cache allocated, GBs on a GPU; on a speculative
+   * engine's first state the verify cost is measured too: about 80 decodes and verify
+   * batches, see core/speculation/verify-cost.ts). Defaults to 600 000 (10 min), or a step per
+   * STEP_TOKENS tokens the call carries when that is longer.
    */
-  readonly snapshotMs?: number;
+  readonly longCallMs?: number;
 }
 
 export const DEFAULT_STEP_MS = 120_000;
-export const DEFAULT_SNAPSHOT_MS = 600_000;
+export const DEFAULT_LONG_CALL_MS = 600_000;
 export const STEP_TOKENS = 512;
 
 /** What the loaded engine does that changes its calls' deadlines (learned from the load request). */
@@ -58,7 +62,7 @@ export function steps(tokens: number): number {
  */
 export function callDeadline(request: Request, limits: ProgressDeadlines, engine: EngineTraits, now: number, held = 0): CallDeadline {
   const stepMs = limits.stepMs ?? DEFAULT_STEP_MS;
-  const snapshotMs = limits.snapshotMs ?? DEFAULT_SNAPSHOT_MS;
+  const longCallMs = limits.longCallMs ?? DEFAULT_LONG_CALL_MS;
   // A server's prefill of a whole conversation is not bounded by our chunks, and its
   // requests have their own timeouts (backends/remote/completion-waits.ts).
   if (engine.remote) return fixed(undefined);
@@ -69,7 +73,6 @@ export function callDeadline(request: Request, limits: ProgressDeadlines, engine
       // ended by the user (the load notification's Cancel, Stop on a turn waiting for a
       // restart), and the stall watchdog still catches a frozen process.
       return fixed(undefined);
-    case "createState":
     case "truncate":
     case "reset":
     case "disposeState":
@@ -80,10 +83,11 @@ export function callDeadline(request: Request, limits: ProgressDeadlines, engine
       return fixed(stepMs * steps(request.tokens.length));
     case "saveSnapshot":
     case "saveSnapshotDelta":
-      return fixed(Math.max(snapshotMs, stepMs * steps(request.tokens.length)));
+      return fixed(Math.max(longCallMs, stepMs * steps(request.tokens.length)));
+    case "createState":
     case "loadSnapshot":
     case "appendSnapshot":
-      return fixed(snapshotMs);
+      return fixed(longCallMs);
     case "generateReply":
       return new ReplyDeadline(stepMs, steps(request.tokens.length), engine.draftModel ? stepMs * steps(held + request.tokens.length) : 0, now);
   }
