@@ -27,7 +27,7 @@ async function main(): Promise<number> {
   const scratch = prepareScratch(paths.runs, "electron", true);
   const workspace = makeWorkspace(scratch.root);
   const modelPath = process.env.STATEFUL_CHAT_MODEL ?? defaultModelPath(paths.repo);
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), "statefulChat.maxNewTokens": 96 });
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath, { disableWorkspaceTrust: true }), "statefulChat.maxNewTokens": 96 });
   const report = join(scratch.root, "mocha-report.txt");
   return runTests({
     version: process.env.VSCODE_VERSION ?? "stable",

@@ -32,7 +32,8 @@ async function main(): Promise<number> {
   const testsPath = await compileSuite(paths.repo);
   const scratch = prepareScratch(paths.runs, process.env.STATEFUL_CHAT_SCRATCH_NAME ?? "integration", true);
   const folder = makeWorkspace(scratch.root);
-  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath), ...DESKTOP_SAVE_SETTINGS, ...TEST_MODEL_SETTINGS });
+  // A throwaway workspace: trust off, so no trust prompt and no Restricted Mode (npm start keeps trust on).
+  writeUserSettings(scratch.userDataDir, { ...defaultSettings(modelPath, { disableWorkspaceTrust: true }), ...DESKTOP_SAVE_SETTINGS, ...TEST_MODEL_SETTINGS });
   const report = join(scratch.root, "mocha-report.txt");
   log(`setup took ${Math.round((Date.now() - setupStarted) / 1000)} s`);
 
@@ -44,6 +45,7 @@ async function main(): Promise<number> {
       toolchain,
       scratch,
       folder,
+      disableWorkspaceTrust: true,
       extraArgs: ["--vscode-option", "enable-smoke-test-driver"],
       // The chat provider suite's tool-template model (a copy of the default model, written once).
       env: { STATEFUL_CHAT_TEST_REPORT: report, STATEFUL_CHAT_TOOLS_MODEL: fixtureModel("qwen-tools") },

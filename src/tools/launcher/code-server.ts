@@ -29,6 +29,13 @@ export interface StartOptions {
    * tests use: on a shared host any local user reaching 127.0.0.1 would get a shell.
    */
   readonly password?: string;
+  /**
+   * Turn Workspace Trust off (`--disable-workspace-trust`). Defaults to false: a folder opened
+   * with `npm start` is in Restricted Mode until the user trusts it, so its `.vscode` tasks and
+   * settings do not take effect on their own. Only the test harnesses set it, for the
+   * throwaway workspaces they create.
+   */
+  readonly disableWorkspaceTrust?: boolean;
 }
 
 export interface RunningCodeServer {
@@ -74,12 +81,9 @@ async function waitForHealthz(origin: string, exited: () => boolean, timeoutMs: 
   throw new Error(`code-server did not answer ${origin}/healthz within ${timeoutMs / 1000} s`);
 }
 
-export async function startCodeServer(options: StartOptions): Promise<RunningCodeServer> {
-  const port = options.port || (await freePort());
-  const origin = `http://127.0.0.1:${port}`;
-  const logFile = join(options.scratch.root, "code-server.log");
-  const out = openSync(logFile, "w");
-  const args = [
+/** code-server's command line (after the node binary) for `options` on `port`. */
+export function codeServerArgs(options: StartOptions, port: number): string[] {
+  return [
     options.toolchain.codeServer,
     "--bind-addr",
     `127.0.0.1:${port}`,
@@ -88,12 +92,20 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     ...profileArgs(options.scratch),
     "--disable-telemetry",
     "--disable-update-check",
-    "--disable-workspace-trust",
+    ...(options.disableWorkspaceTrust ? ["--disable-workspace-trust"] : []),
     "--disable-getting-started-override",
     "--ignore-last-opened",
     ...(options.extraArgs ?? []),
     options.folder,
   ];
+}
+
+export async function startCodeServer(options: StartOptions): Promise<RunningCodeServer> {
+  const port = options.port || (await freePort());
+  const origin = `http://127.0.0.1:${port}`;
+  const logFile = join(options.scratch.root, "code-server.log");
+  const out = openSync(logFile, "w");
+  const args = codeServerArgs(options, port);
   // detached: a new process group whose id is the child's pid.
   const child = spawn(options.toolchain.node, args, {
     env: serverEnv(options.scratch, { ...options.env, ...(options.password === undefined ? {} : { PASSWORD: options.password }) }),

@@ -30,11 +30,22 @@ export function writeUserSettings(userDataDir: string, settings: Readonly<Record
   return file;
 }
 
-/** What every run wants: no welcome page, no trust prompt, the Chat view usable offline, and the model to load. */
-export function defaultSettings(modelPath: string | undefined): Record<string, unknown> {
+export interface DefaultSettingsOptions {
+  /**
+   * Turn Workspace Trust off in the profile. Defaults to false: `npm start` keeps Restricted
+   * Mode for a folder the user has not trusted. Only the test harnesses set it, for their
+   * own throwaway workspaces (with StartOptions.disableWorkspaceTrust).
+   */
+  readonly disableWorkspaceTrust?: boolean;
+}
+
+/** What every run wants: no welcome page, the Chat view usable offline, and the model to load. */
+export function defaultSettings(modelPath: string | undefined, options: DefaultSettingsOptions = {}): Record<string, unknown> {
   return {
     "workbench.startupEditor": "none",
-    "security.workspace.trust.enabled": false,
+    // Written either way, not left out: `npm start`'s profile persists across runs, and earlier
+    // versions of this launcher wrote `false` there.
+    "security.workspace.trust.enabled": !options.disableWorkspaceTrust,
     "telemetry.telemetryLevel": "off",
     // VS Code's own Chat view without a GitHub sign-in, so our models and @stateful work there offline.
     "chat.allowAnonymousAccess": true,

@@ -53,14 +53,15 @@ export async function startE2ESession(name: string, settings: Record<string, unk
   // One llama.cpp thread: one per core (the default) collapses decoding on a shared 2-core box.
   // Replies up to 256 tokens: long enough to watch them grow and to stop one mid-way.
   writeUserSettings(scratch.userDataDir, {
-    ...defaultSettings(modelPath),
+    // A throwaway workspace: trust off, so no trust prompt sits over the workbench (npm start keeps it on).
+    ...defaultSettings(modelPath, { disableWorkspaceTrust: true }),
     ...QUIET_WORKBENCH,
     ...DESKTOP_SAVE_SETTINGS,
     "statefulChat.maxNewTokens": 256,
     "statefulChat.threads": 1,
     ...settings,
   });
-  const server = await startCodeServer({ toolchain, scratch, folder, env });
+  const server = await startCodeServer({ toolchain, scratch, folder, env, disableWorkspaceTrust: true });
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(chromium, join(scratch.root, "chromium"));
