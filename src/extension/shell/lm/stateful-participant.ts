@@ -4,6 +4,7 @@
 // within the context budgets). Each turn stores the exact user message and reply it sent in
 // the result's metadata, so later requests re-render the history token for token and the
 // session's cache is reused. /reset starts over. Each reply ends with the panel's stats line.
+// Replies are shown without images (their alt text instead), as the webview shows them.
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
@@ -16,10 +17,11 @@ import { formatStats } from "../../../webview/protocol/stats-line";
 import { documentItem, gatherEditorContext, relativeLabel } from "../context-sources";
 import { resolveModelPath } from "../model-location";
 import { readSettings } from "../settings";
+import { ImageFreeMarkdown } from "./image-free-markdown";
 import { catalogModelOf, type CatalogModel } from "./lm-catalog";
 import type { ModelPools } from "./lm-pools";
 import { LM_VENDOR } from "./lm-provider";
-import { servedRecord, serveRequest } from "./serve-request";
+import { servedRecord, serveRequest, type ServedReply } from "./serve-request";
 
 export const PARTICIPANT_ID = "statefulChat.stateful";
 const CONVERSATIONS_KEPT = 32;
@@ -95,7 +97,17 @@ export class StatefulParticipant {
         const controller = new AbortController();
         const cancel = token.onCancellationRequested(() => controller.abort());
         try {
-          const served = await serveRequest(target, messages, [], { maxTokens: settings.turn.maxTokens, sampling: settings.turn.sampling }, { text: (t) => stream.markdown(t), toolCall: () => undefined }, controller.signal);
+          // The reply reaches VS Code's Chat without images, as in the webview (image-free-markdown.ts).
+          const imageFree = new ImageFreeMarkdown();
+          const send = (markdown: string): void => {
+            if (markdown) stream.markdown(markdown);
+          };
+          let served: ServedReply;
+          try {
+            served = await serveRequest(target, messages, [], { maxTokens: settings.turn.maxTokens, sampling: settings.turn.sampling }, { text: (t) => send(imageFree.push(t)), toolCall: () => undefined }, controller.signal);
+          } finally {
+            send(imageFree.end());
+          }
           delta?.commit();
           this.pools.record(servedRecord(served, target.modelName, "participant"));
           const r = served.reply;
