@@ -212,8 +212,13 @@ function columnsOf(line: string): number {
   return columns;
 }
 
-/** `s` starts with `![`: the inline image there (its alt text and length), "none", or "incomplete" (wait). */
-function inlineImage(s: string): { readonly alt: string; readonly length: number } | "none" | "incomplete" {
+/**
+ * `s` starts with `![`: the inline image there (its alt text and length), "none", or
+ * "incomplete" (wait). Only the first MAX_IMAGE_CHARS + 1 characters are looked at, so a text
+ * full of `![` costs that much per `![`, not the whole text.
+ */
+function inlineImage(text: string): { readonly alt: string; readonly length: number } | "none" | "incomplete" {
+  const s = text.length > MAX_IMAGE_CHARS + 1 ? text.slice(0, MAX_IMAGE_CHARS + 1) : text;
   let depth = 0;
   let i = 1;
   for (; i < s.length; i++) {
