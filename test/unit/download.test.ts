@@ -1,14 +1,14 @@
-// Model downloads against a local HTTP server: resumable, checksum-verified, hub layout.
+// Downloads from a plain local HTTP server (no redirects): resumable, checksum-verified,
+// cancellable. The hub's redirects and Core ML folders are in hub-download.test.ts.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { CatalogEntry } from "../../src/extension/models/catalog";
+import { CancelledError } from "../../src/extension/core/errors";
 import { downloadFile, DownloadError } from "../../src/extension/models/download";
-import { downloadCatalogModel } from "../../src/extension/models/hub-download";
 import { FileServer, sha256 } from "../support/file-server";
 
 describe("model download", () => {
@@ -17,13 +17,8 @@ describe("model download", () => {
   before(async () => {
     await server.start();
     server.files.set("/m.gguf", { body });
-    server.files.set("/org/gguf-repo/resolve/main/model.gguf", { body, linkedEtag: true });
-    server.files.set("/org/coreml-repo/resolve/main/model.mlmodelc/weights/weight.bin", { body: randomBytes(5000) });
-    server.files.set("/org/coreml-repo/resolve/main/tokenizer.json", { body: Buffer.from("{}") });
-    process.env.HF_ENDPOINT = server.url;
   });
   after(async () => {
-    delete process.env.HF_ENDPOINT;
     await server.stop();
   });
 
@@ -60,19 +55,28 @@ describe("model download", () => {
     await assert.rejects(downloadFile(`${server.url}/nope.gguf`, join(dir, "x")), /HTTP 404/);
   });
 
-  it("catalog GGUF entries verify the hub's announced checksum", async () => {
+  it("a cancel that lands with the last chunk ends the download instead of hanging", { timeout: 5_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), "sc-dl-"));
-    const entry: CatalogEntry = { id: "t", label: "t", description: "", backend: "llamacpp", repo: "org/gguf-repo", file: "model.gguf", approxBytes: 1 };
-    const path = await downloadCatalogModel(entry, dir);
-    assert.deepEqual(await readFile(path), body);
+    const oneChunk = randomBytes(40_000);
+    server.files.set("/one-chunk.gguf", { body: oneChunk });
+    const controller = new AbortController();
+    const download = downloadFile(`${server.url}/one-chunk.gguf`, join(dir, "one-chunk.gguf"), {
+      sha256: sha256(oneChunk),
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.receivedBytes === oneChunk.length) controller.abort();
+      },
+    });
+    await assert.rejects(download, CancelledError);
   });
 
-  it("catalog Core ML entries download the whole repository folder", async () => {
+  it("a partial without its resume state (left by something else) is not continued", async () => {
     const dir = await mkdtemp(join(tmpdir(), "sc-dl-"));
-    const entry: CatalogEntry = { id: "c", label: "c", description: "", backend: "coreml", repo: "org/coreml-repo", approxBytes: 1 };
-    const folder = await downloadCatalogModel(entry, dir);
-    assert.ok(existsSync(join(folder, "model.mlmodelc", "weights", "weight.bin")));
-    assert.ok(existsSync(join(folder, "tokenizer.json")));
-    assert.ok(!existsSync(`${folder}.partial`));
+    const dest = join(dir, "m.gguf");
+    await writeFile(`${dest}.part`, randomBytes(100_000));
+    const before = server.requests.length;
+    await downloadFile(`${server.url}/m.gguf`, dest, { sha256: sha256(body) });
+    assert.equal(server.requests[before].range, undefined);
+    assert.deepEqual(await readFile(dest), body);
   });
 });

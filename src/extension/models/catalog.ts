@@ -1,5 +1,8 @@
 // Recommended models for "Download Model…". GGUF entries are single files; Core ML entries
 // are folders (a compiled model plus tokenizer files) listed through the hub's tree API.
+// A sha256 is pinned only where it is known for certain (never copied from an unchecked
+// source); an entry without one is verified against the sha256 the hub announces on its
+// redirect, and refused when the hub announces none.
 
 import { DEFAULT_MODEL } from "./default-model";
 
@@ -12,8 +15,10 @@ export interface CatalogEntry {
   readonly repo: string;
   /** For GGUF: the file in the repository. For Core ML: undefined (the whole repository). */
   readonly file?: string;
-  /** Pinned checksum; otherwise the hub's own sha256 (X-Linked-ETag / LFS oid) is verified. */
+  /** Pinned checksum; otherwise the hub's own sha256 (X-Linked-Etag on its redirect / LFS oid) is verified. */
   readonly sha256?: string;
+  /** A commit of `repo` to download from. Defaults to `main` (a resume still never mixes two versions of a file). */
+  readonly revision?: string;
   readonly approxBytes: number;
 }
 
@@ -44,7 +49,10 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     backend: "llamacpp",
     repo: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
     file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    approxBytes: 1_120_000_000,
+    // The hub's LFS oid for this file; the same bytes, 1,117,320,768 of them, were checked
+    // here from PyPI's copy (tools/peer-bench/bench-models.ts, QWEN_CODER_1_5B).
+    sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    approxBytes: 1_117_320_768,
   },
   {
     id: "qwen2.5-coder-7b-q4_k_m",

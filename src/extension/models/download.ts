@@ -1,13 +1,30 @@
 // Resumable, checksum-verified HTTP(S) download. Bytes go to `<dest>.part`; an interrupted
-// download resumes with a Range request; the file is renamed into place only once its
-// sha256 matches, so a half-written model is never mistaken for a good one. A signal ends
-// the download with the core's CancelledError and keeps `.part` for the next resume.
+// download resumes with a Range request (download-resume.ts says when it may); the file is
+// renamed into place only once it matches its checksum, so a half-written or unverified
+// model is never mistaken for a good one. The checksum is pinned by the caller, or, for a
+// catalog model, the sha256 the hub announces on its redirect; with neither the download is
+// refused. A signal ends the download with the core's CancelledError and keeps `.part` for
+// the next resume.
 
 import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { CancelledError } from "../core/errors";
-import { sha256OfFile } from "./sha256";
+import {
+  isRequestedRange,
+  readPartialState,
+  removePartial,
+  removePartialState,
+  resumeHeaders,
+  validatorOf,
+  writePartialState,
+  type PartialState,
+} from "./download-resume";
+import { ChecksumMismatchError, DownloadError, PinnedChecksumConflictError, UnverifiableDownloadError } from "./download-errors";
+import { describeDigest, digestOfFile, sameDigest, type FileDigest } from "./file-digest";
+import { fetchThroughHub } from "./hub-redirects";
+
+export { DownloadError } from "./download-errors";
 
 export interface DownloadProgress {
   readonly receivedBytes: number;
@@ -15,18 +32,17 @@ export interface DownloadProgress {
 }
 
 export interface DownloadOptions {
+  /** The file's sha256, pinned by the caller. A hub that announces another one stops the download before its first byte. */
   readonly sha256?: string;
-  /** Without a pinned sha256, verify the one the hub announces (X-Linked-ETag / ETag of LFS files). */
+  /** For a small non-LFS file of a hub repository: its git blob id, the only checksum the hub's tree lists for it. */
+  readonly gitBlobId?: string;
+  /**
+   * Without a pinned checksum, verify the sha256 the hub announces on its redirect (X-Linked-Etag);
+   * a download with neither is refused. Defaults to false.
+   */
   readonly verifyHubChecksum?: boolean;
   readonly onProgress?: (progress: DownloadProgress) => void;
   readonly signal?: AbortSignal;
-}
-
-export class DownloadError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "DownloadError";
-  }
 }
 
 async function sizeOf(path: string): Promise<number> {
@@ -37,64 +53,119 @@ async function sizeOf(path: string): Promise<number> {
   }
 }
 
+function pinnedDigest(options: DownloadOptions): FileDigest | undefined {
+  if (options.sha256) return { kind: "sha256", hex: options.sha256.toLowerCase() };
+  if (options.gitBlobId) return { kind: "git-blob-sha1", hex: options.gitBlobId.toLowerCase() };
+  return undefined;
+}
+
+function expectedDigest(url: string, options: DownloadOptions, linkedSha256: string | undefined): FileDigest {
+  const pinned = pinnedDigest(options);
+  if (pinned?.kind === "sha256" && linkedSha256 && linkedSha256 !== pinned.hex) {
+    throw new PinnedChecksumConflictError(url, pinned.hex, linkedSha256);
+  }
+  if (pinned) return pinned;
+  if (options.verifyHubChecksum && linkedSha256) return { kind: "sha256", hex: linkedSha256 };
+  throw new UnverifiableDownloadError(url);
+}
+
 export async function downloadFile(url: string, dest: string, options: DownloadOptions = {}): Promise<void> {
   await mkdir(dirname(dest), { recursive: true });
   const partial = `${dest}.part`;
-  let offset = await sizeOf(partial);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: offset > 0 ? { Range: `bytes=${offset}-` } : {},
+  const pinned = pinnedDigest(options);
+  // A partial is continued only with its state, and only toward the same checksum.
+  const saved = await readPartialState(partial);
+  let resuming: { state: PartialState; offset: number } | undefined =
+    saved && (!pinned || sameDigest(saved.digest, pinned)) ? { state: saved, offset: await sizeOf(partial) } : undefined;
+  if (resuming?.offset === 0) resuming = undefined;
+  let expected: FileDigest;
+  for (;;) {
+    const offset = resuming?.offset ?? 0;
+    const { response, linkedSha256, linkedSize } = await fetchThroughHub(url, {
+      headers: resumeHeaders(offset, resuming?.state.validator),
       signal: options.signal,
-      redirect: "follow",
+      pinnedSha256: pinned?.kind === "sha256" ? pinned.hex : undefined,
     });
-  } catch (error) {
-    if (options.signal?.aborted) throw new CancelledError();
-    throw new DownloadError(`Cannot reach ${url}: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
-  }
-  const hubChecksum = sha256FromHeaders(response.headers);
-  if (response.status === 416) {
-    // The partial file is already complete (or bogus): verify below, restart if bad.
-  } else if (!response.ok || !response.body) {
-    throw new DownloadError(`Download of ${url} failed: HTTP ${response.status}`);
-  } else {
-    if (offset > 0 && response.status !== 206) offset = 0; // server ignored Range: start over
-    const length = Number(response.headers.get("content-length") ?? NaN);
-    const totalBytes = Number.isFinite(length) ? offset + length : undefined;
-    const out = createWriteStream(partial, { flags: offset > 0 ? "a" : "w" });
-    let received = offset;
+    const rangeUnsatisfiable = response.status === 416 && resuming !== undefined;
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-        received += chunk.byteLength;
-        options.onProgress?.({ receivedBytes: received, totalBytes });
+      if ((!response.ok && !rangeUnsatisfiable) || (response.ok && !response.body)) {
+        throw new DownloadError(`Download of ${url} failed: HTTP ${response.status}`);
       }
+      expected = expectedDigest(url, options, linkedSha256);
     } catch (error) {
-      if (options.signal?.aborted) throw new CancelledError();
-      throw new DownloadError(`Download of ${url} was interrupted at ${received} bytes; it resumes next time`, {
-        cause: error,
-      });
-    } finally {
-      await new Promise<void>((resolve) => out.end(() => resolve()));
+      await response.body?.cancel();
+      throw error;
     }
-  }
-  const expected = options.sha256 ?? (options.verifyHubChecksum ? hubChecksum : undefined);
-  if (expected) {
-    const actual = await sha256OfFile(partial);
-    if (actual !== expected) {
-      await rm(partial, { force: true });
-      throw new DownloadError(`Checksum mismatch for ${url}: expected ${expected}, got ${actual}`);
+    if (resuming && !sameDigest(resuming.state.digest, expected)) {
+      // The hub now serves another version of the file: its bytes cannot continue this partial.
+      await response.body?.cancel();
+      resuming = undefined;
+      continue;
     }
+    if (rangeUnsatisfiable) {
+      // The partial is as long as the file (or longer): it is the file only if it verifies.
+      await response.body?.cancel();
+      if ((await digestOfFile(partial, expected.kind)) !== expected.hex) {
+        resuming = undefined;
+        continue;
+      }
+      return moveIntoPlace(partial, dest);
+    }
+    if (response.status === 206 && !isRequestedRange(response.headers, offset, linkedSize)) {
+      await response.body?.cancel();
+      if (!resuming) throw new DownloadError(`Download of ${url} failed: a partial answer (HTTP 206) to a request for the whole file`);
+      resuming = undefined;
+      continue;
+    }
+    // A 200 to a resumed request is the whole file (If-Range saw it changed, or Range was ignored).
+    const start = response.status === 206 ? offset : 0;
+    if (start === 0) await writePartialState(partial, { digest: expected, validator: validatorOf(response.headers) });
+    await receiveBody(url, response, partial, start, linkedSize, options);
+    break;
   }
-  await rename(partial, dest);
+  const actual = await digestOfFile(partial, expected.kind);
+  if (actual !== expected.hex) {
+    await removePartial(partial);
+    throw new ChecksumMismatchError(url, describeDigest(expected), actual);
+  }
+  await moveIntoPlace(partial, dest);
 }
 
-function sha256FromHeaders(headers: Headers): string | undefined {
-  for (const name of ["x-linked-etag", "etag"]) {
-    const value = headers.get(name)?.replace(/^W\//, "").replace(/"/g, "");
-    if (value && /^[0-9a-f]{64}$/.test(value)) return value;
+/** Only ever called for a partial that has just verified. */
+async function moveIntoPlace(partial: string, dest: string): Promise<void> {
+  await rename(partial, dest);
+  await removePartialState(partial);
+}
+
+async function receiveBody(
+  url: string,
+  response: Response,
+  partial: string,
+  start: number,
+  linkedSize: number | undefined,
+  options: DownloadOptions,
+): Promise<void> {
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  const totalBytes = linkedSize ?? (Number.isFinite(length) ? start + length : undefined);
+  const out = createWriteStream(partial, { flags: start > 0 ? "a" : "w" });
+  let received = start;
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+      received += chunk.byteLength;
+      options.onProgress?.({ receivedBytes: received, totalBytes });
+      // Checked here, not left to fetch: a signal aborted after the last chunk arrived can
+      // leave the body's next read pending forever (Node 20's fetch).
+      if (options.signal?.aborted) throw new CancelledError();
+    }
+  } catch (error) {
+    if (options.signal?.aborted || error instanceof CancelledError) throw new CancelledError();
+    throw new DownloadError(`Download of ${url} was interrupted at ${received} bytes; it resumes next time`, { cause: error });
+  } finally {
+    await new Promise<void>((resolve) => out.end(() => resolve()));
   }
-  return undefined;
+  // A body that ended early without an error is a drop too, not a file to verify and delete.
+  if (totalBytes !== undefined && received < totalBytes) {
+    throw new DownloadError(`Download of ${url} ended at ${received} of ${totalBytes} bytes; it resumes next time`);
+  }
 }

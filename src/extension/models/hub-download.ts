@@ -1,54 +1,59 @@
 // Downloads catalog models from a Hugging Face-compatible hub: one resumable, verified file
-// for GGUF; every file of the repository for Core ML folders.
+// for GGUF; every file of the repository, read at one commit, for Core ML folders. Every
+// file is verified: a GGUF against its pinned sha256 or the one the hub announces on its
+// redirect, a folder's files against the checksums the hub's tree lists at that commit.
 
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join, normalize, sep } from "node:path";
 import { hubEndpoint, type CatalogEntry } from "./catalog";
-import { downloadFile, DownloadError, type DownloadProgress } from "./download";
-
-interface TreeItem {
-  readonly type: string;
-  readonly path: string;
-  readonly size?: number;
-  readonly lfs?: { readonly oid?: string };
-}
+import { downloadFile, type DownloadProgress } from "./download";
+import { DownloadError } from "./download-errors";
+import { fileMatches, type FileDigest } from "./file-digest";
+import { listRepositoryFiles, resolveCommit, type HubFileEntry } from "./hub-api";
 
 export interface ModelDownloadOptions {
   readonly onProgress?: (progress: DownloadProgress & { file: string }) => void;
   readonly signal?: AbortSignal;
 }
 
-function fileUrl(repo: string, path: string): string {
-  return `${hubEndpoint()}/${repo}/resolve/main/${path.split("/").map(encodeURIComponent).join("/")}`;
+function fileUrl(repo: string, revision: string, path: string): string {
+  return `${hubEndpoint()}/${repo}/resolve/${encodeURIComponent(revision)}/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+function digestOf(repo: string, item: HubFileEntry): FileDigest {
+  if (item.lfsSha256) return { kind: "sha256", hex: item.lfsSha256 };
+  if (item.oid) return { kind: "git-blob-sha1", hex: item.oid };
+  throw new DownloadError(`The hub lists no checksum for ${repo}/${item.path}; refusing to download it unverified`);
 }
 
 /** Returns the path of the downloaded model (a file for GGUF, a folder for Core ML). */
 export async function downloadCatalogModel(entry: CatalogEntry, modelsDir: string, options: ModelDownloadOptions = {}): Promise<string> {
+  const revision = entry.revision ?? "main";
   if (entry.file) {
-    const dest = join(modelsDir, entry.file);
-    await downloadFile(fileUrl(entry.repo, entry.file), dest, {
+    const file = entry.file;
+    const dest = join(modelsDir, file);
+    await downloadFile(fileUrl(entry.repo, revision, file), dest, {
       sha256: entry.sha256,
       verifyHubChecksum: true,
       signal: options.signal,
-      onProgress: (p) => options.onProgress?.({ ...p, file: entry.file! }),
+      onProgress: (p) => options.onProgress?.({ ...p, file }),
     });
     return dest;
   }
   const folder = join(modelsDir, entry.repo.replace(/\//g, "--"));
   const partial = `${folder}.partial`;
-  const response = await fetch(`${hubEndpoint()}/api/models/${entry.repo}/tree/main?recursive=1`, { signal: options.signal }).catch(
-    (error: unknown) => {
-      throw new DownloadError(`Cannot reach the model hub: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    },
-  );
-  if (!response.ok) throw new DownloadError(`Listing ${entry.repo} failed: HTTP ${response.status}`);
-  const items = ((await response.json()) as TreeItem[]).filter((i) => i.type === "file");
+  // One commit for the listing and every file: a branch that moves meanwhile cannot mix versions.
+  const commit = await resolveCommit(entry.repo, revision, options.signal);
+  const items = await listRepositoryFiles(entry.repo, commit, options.signal);
   await mkdir(partial, { recursive: true });
   for (const item of items) {
     const target = normalize(join(partial, item.path));
     if (!target.startsWith(partial + sep)) throw new DownloadError(`Refusing a file outside the model folder: ${item.path}`);
-    await downloadFile(fileUrl(entry.repo, item.path), target, {
-      sha256: item.lfs?.oid,
+    const digest = digestOf(entry.repo, item);
+    // Finished in an earlier, interrupted run: verified again, not fetched again.
+    if (await fileMatches(target, digest)) continue;
+    await downloadFile(fileUrl(entry.repo, commit, item.path), target, {
+      ...(digest.kind === "sha256" ? { sha256: digest.hex } : { gitBlobId: digest.hex }),
       signal: options.signal,
       onProgress: (p) => options.onProgress?.({ ...p, file: item.path }),
     });
