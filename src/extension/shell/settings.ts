@@ -218,8 +218,8 @@ let toldAboutWorkspaceNames = false;
 /**
  * Settings upkeep, none of it on activation's path: renamed settings migrated just after
  * activation, whenever an old name is written again (Settings Sync from an older version) and
- * when the workspace is trusted;
- * the workspace's settings files watched from the first settings read.
+ * when the workspace is trusted; the workspace's settings files watched from the first
+ * settings read.
  */
 export function registerSettings(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   const files = new WorkspaceSettingFiles((name) => reportIgnoredWorkspaceValue(name));
