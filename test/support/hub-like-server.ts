@@ -41,6 +41,8 @@ export class HubLikeServer {
   corruptNextBody = false;
   /** The next ranged CDN request is answered 206 with the whole file (Content-Range from 0). */
   cdnWrongRangeNext = false;
+  /** Tree listings are paged this many items at a time (Link: rel="next"), as the hub pages long ones. */
+  treePageSize = Number.POSITIVE_INFINITY;
   private readonly repos = new Map<string, Repo>();
   /** The CDN's ETag per blob (by sha256): not the sha256, as on the real CDN. */
   private readonly cdnEtags = new Map<string, string>();
@@ -96,7 +98,7 @@ export class HubLikeServer {
       return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: revision[1], sha: commit }));
     }
     const tree = path.match(/^\/api\/models\/([^/]+\/[^/]+)\/tree\/([^/]+)$/);
-    if (tree) return this.tree(res, tree[1], tree[2]);
+    if (tree) return this.tree(res, tree[1], tree[2], Number(new URL(req.url ?? "/", this.url).searchParams.get("cursor") ?? 0));
     const resolve = path.match(/^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/);
     if (resolve) return this.resolve(req, res, resolve[1], resolve[2], resolve[3]);
     const cdn = path.match(/^\/cdn\/([0-9a-f]{64})$/);
@@ -112,7 +114,7 @@ export class HubLikeServer {
     return entry.commits.has(commit) ? commit : undefined;
   }
 
-  private tree(res: ServerResponse, repo: string, revision: string): void {
+  private tree(res: ServerResponse, repo: string, revision: string, cursor: number): void {
     const commit = this.commitOf(repo, revision);
     if (!commit) return void res.writeHead(404).end("not found");
     const items = [...this.repos.get(repo)!.commits.get(commit)!.entries()].map(([path, file]) => ({
@@ -122,7 +124,12 @@ export class HubLikeServer {
       oid: gitBlobId(file.lfs === false ? file.body : Buffer.from(`pointer ${sha256(file.body)}`)),
       ...(file.lfs === false ? {} : { lfs: { oid: sha256(file.body), size: file.body.length } }),
     }));
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
+    const page = items.slice(cursor, cursor + this.treePageSize);
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (cursor + page.length < items.length) {
+      headers.link = `<${this.url}/api/models/${repo}/tree/${revision}?recursive=true&cursor=${cursor + page.length}>; rel="next"`;
+    }
+    res.writeHead(200, headers).end(JSON.stringify(page));
   }
 
   private resolve(req: IncomingMessage, res: ServerResponse, repo: string, revision: string, path: string): void {

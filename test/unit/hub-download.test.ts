@@ -190,6 +190,18 @@ describe("hub downloads", () => {
       assert.ok(!existsSync(join(dir, "org--coreml-bad")));
     });
 
+    it("reads a tree listing the hub pages (Link: rel=next) to its end", async () => {
+      const files = Object.fromEntries(["a", "b", "c", "d", "e"].map((name) => [`${name}.bin`, { body: randomBytes(1000) }]));
+      server.publish("org/coreml-paged", files);
+      server.treePageSize = 2;
+      try {
+        const folder = await downloadCatalogModel(coreml("org/coreml-paged"), await tempDir());
+        assert.deepEqual((await readdir(folder)).sort(), Object.keys(files));
+      } finally {
+        server.treePageSize = Number.POSITIVE_INFINITY;
+      }
+    });
+
     it("a resumed folder download does not fetch again the files it already verified", async () => {
       server.publish("org/coreml-resume", {
         "a.bin": { body: randomBytes(40_000) },
