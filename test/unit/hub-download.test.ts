@@ -223,6 +223,24 @@ describe("hub downloads", () => {
       const fetched = server.requests.slice(before).filter((r) => r.path.includes("/resolve/")).map((r) => r.path.split("/").at(-1));
       assert.deepEqual(fetched, ["b.bin"]);
     });
+
+    it("a folder resumed after the repository moved on keeps nothing the new commit does not list", async () => {
+      const keep = { body: randomBytes(20_000) };
+      server.publish("org/coreml-moved", { "keep.bin": keep, "old.bin": { body: randomBytes(20_000) }, "z.bin": { body: randomBytes(20_000) } });
+      const dir = await tempDir();
+      const controller = new AbortController();
+      await assert.rejects(
+        downloadCatalogModel(coreml("org/coreml-moved"), dir, {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.file === "z.bin") controller.abort();
+          },
+        }),
+      );
+      server.publish("org/coreml-moved", { "keep.bin": keep, "new.bin": { body: randomBytes(20_000) } });
+      const folder = await downloadCatalogModel(coreml("org/coreml-moved"), dir);
+      assert.deepEqual((await readdir(folder, { recursive: true })).sort(), ["keep.bin", "new.bin"]);
+    });
   });
 
   it("the catalog pins a well-formed sha256 where one is known, the 1.5B GGUF included", () => {

@@ -3,8 +3,8 @@
 // file is verified: a GGUF against its pinned sha256 or the one the hub announces on its
 // redirect, a folder's files against the checksums the hub's tree lists at that commit.
 
-import { mkdir, rename, rm } from "node:fs/promises";
-import { join, normalize, sep } from "node:path";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { join, normalize, relative, sep } from "node:path";
 import { hubEndpoint, type CatalogEntry } from "./catalog";
 import { downloadFile, type DownloadProgress } from "./download";
 import { DownloadError } from "./download-errors";
@@ -58,7 +58,16 @@ export async function downloadCatalogModel(entry: CatalogEntry, modelsDir: strin
       onProgress: (p) => options.onProgress?.({ ...p, file: item.path }),
     });
   }
+  await removeUnlisted(partial, new Set(items.map((item) => normalize(item.path))));
   await rm(folder, { recursive: true, force: true });
   await rename(partial, folder);
   return folder;
+}
+
+/** An interrupted run at an older commit may have left files (or their `.part`) the model no longer has. */
+async function removeUnlisted(folder: string, listed: ReadonlySet<string>): Promise<void> {
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+    const path = relative(folder, join(entry.parentPath, entry.name));
+    if (!entry.isDirectory() && !listed.has(path)) await rm(join(folder, path), { force: true });
+  }
 }
