@@ -13,6 +13,9 @@ const nodeTargets = [
   { entry: "src/extension/cli/main.ts", out: "out/cli.js", banner: "#!/usr/bin/env node" },
   // The engine host process (one per loaded model): the extension and the CLI fork it.
   { entry: "src/extension/engine-host/main.ts", out: "out/engine-host.js" },
+  // The chat template sandbox's worker thread (core/template-sandbox/): every process that
+  // renders a model's template (the extension host, the CLI) starts it from next to its bundle.
+  { entry: "src/extension/core/template-sandbox/template-worker.ts", out: "out/template-worker.js" },
   // Development tooling (src/tools/, never in the VSIX): `npm start`'s launcher, and the CLI's
   // development commands (build-llama, test-flash-attn, bench --peers), loaded by out/cli.js.
   { entry: "src/tools/launcher/main.ts", out: "out/launcher.js" },

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultModelFile, repoRoot } from "./default-model";
-import { FIXTURE_TEMPLATES, type FixtureName } from "./fixture-templates";
+import { FIXTURE_TEMPLATES, HOSTILE_TEMPLATES, type FixtureName } from "./fixture-templates";
 
 const GGUF_PACKAGE = "gguf==0.19.0";
 const venv = join(repoRoot, ".cache", "gguf-venv");
@@ -25,7 +25,7 @@ function ggufNewMetadata(): string {
 
 /** Path of the default model with `name`'s chat template, written on first use. */
 export function fixtureModel(name: FixtureName): string {
-  const template = FIXTURE_TEMPLATES[name];
+  const template = name in HOSTILE_TEMPLATES ? HOSTILE_TEMPLATES[name as keyof typeof HOSTILE_TEMPLATES] : FIXTURE_TEMPLATES[name as keyof typeof FIXTURE_TEMPLATES];
   const hash = createHash("sha256").update(template).digest("hex").slice(0, 12);
   const target = join(folder, `${name}-${hash}.gguf`);
   if (existsSync(target)) return target;

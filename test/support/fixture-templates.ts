@@ -69,4 +69,15 @@ export const FIXTURE_TEMPLATES = {
   "qwen-tools": QWEN_TOOLS,
 } as const;
 
-export type FixtureName = keyof typeof FIXTURE_TEMPLATES;
+/**
+ * Templates a hostile or broken model file could carry (issue 39): kept out of
+ * FIXTURE_TEMPLATES, which suites walk as "every template a model may have".
+ */
+export const HOSTILE_TEMPLATES = {
+  // 2×10⁸ iterations: the template that made `chat --model` die with V8's fatal error after 10 s.
+  looping: "{% for i in range(20000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}" + CHATML,
+  // Loops only on a long conversation: the load's probe passes, a later turn is stopped.
+  "looping-late": "{% if messages | length > 2 %}{% for i in range(20000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}{% endif %}" + CHATML,
+} as const;
+
+export type FixtureName = keyof typeof FIXTURE_TEMPLATES | keyof typeof HOSTILE_TEMPLATES;

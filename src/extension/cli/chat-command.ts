@@ -25,6 +25,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
   const modelPath = args.model ?? fallback;
 
   let engine: Engine;
+  let loadedEngine: Engine | undefined;
   let session: ChatSession;
   const onServerStatus = (status: ServerStatus) => {
     if (json) emit({ event: "server", ...status });
@@ -48,6 +49,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
         : {}),
     }, { onServerStatus });
     engine = loaded.engine;
+    loadedEngine = engine;
     session = await ChatSession.create(engine, {
       turn: {
         maxTokens: args.maxTokens,
@@ -73,6 +75,9 @@ export async function runChat(args: ChatArgs): Promise<number> {
     const typed = toStatefulChatError(error);
     if (json) emit({ event: "error", code: typed.code, message: typed.message });
     else say(`error (${typed.code}): ${typed.message}\n`);
+    // A model that loaded but was refused after (its template stopped by the sandbox): its
+    // engine process would keep this CLI alive.
+    await loadedEngine?.dispose().catch(() => undefined);
     return 1;
   }
 

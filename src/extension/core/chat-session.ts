@@ -43,12 +43,15 @@ export class ChatSession {
   ) {}
 
   static async create(engine: Engine, options: ChatSessionOptions = {}): Promise<ChatSession> {
-    const state = await engine.createState();
-    const session = new Session(state, engine.tokenizer, options.prefillChunk ?? 128);
+    // A template the sandbox stops refuses the model here, before a state is made for it.
     const template = new ChatTemplate(engine.chatTemplate, {
       bosToken: engine.tokenizer.bos?.text,
       eosToken: engine.tokenizer.eosText,
+      modelName: engine.info.modelName,
     });
+    template.probe();
+    const state = await engine.createState();
+    const session = new Session(state, engine.tokenizer, options.prefillChunk ?? 128);
     const runner = new TurnRunner(engine, template, session, { ...DEFAULT_TURN_OPTIONS, ...options.turn });
     return new ChatSession(engine, session, runner);
   }

@@ -95,6 +95,13 @@ export class TemplateNotAppendOnlyError extends StatefulChatError {
   }
 }
 
+/**
+ * The template ran past the template sandbox's limits (time, or the size of what it builds):
+ * a loop without end, or a hostile model file. Same code as any template that cannot render;
+ * its own class so a load can refuse the model instead of failing every turn.
+ */
+export class TemplateStoppedError extends TemplateNotAppendOnlyError {}
+
 export class ConcurrentAccessError extends StatefulChatError {
   constructor() {
     super("concurrent_access", "Another operation is already using this session state");

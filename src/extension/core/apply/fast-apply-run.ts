@@ -48,7 +48,7 @@ interface Prepared {
 
 function prepare(engine: Engine, request: FastApplyRequest): Prepared {
   const tokenizer = engine.tokenizer;
-  const template = new ChatTemplate(engine.chatTemplate, { bosToken: tokenizer.bos?.text, eosToken: tokenizer.eosText });
+  const template = new ChatTemplate(engine.chatTemplate, { bosToken: tokenizer.bos?.text, eosToken: tokenizer.eosText, modelName: engine.info.modelName });
   const opening = replyOpening(request);
   const text = template.render([{ role: "system", content: FAST_APPLY_SYSTEM_PROMPT }, { role: "user", content: fastApplyPrompt(request) }], { addGenerationPrompt: true }) + opening;
   const tokens = tokenizer.encode(text, { specials: true });

@@ -115,10 +115,13 @@ async function describe(path: string, known: GgufSummary | undefined, log: vscod
     log.warn(`Could not read the GGUF header of ${path}: ${String(error)}`);
   }
   let tools = false;
-  if (summary?.chatTemplate) {
+  // Rendered (in the template sandbox) only when the template reads `tools` at all: listing
+  // renders no more than it must, and a template that is stopped is named in the log.
+  if (summary?.chatTemplate && /\btools\b/.test(summary.chatTemplate)) {
     try {
-      tools = templateRendersTools(new ChatTemplate(summary.chatTemplate));
-    } catch {
+      tools = templateRendersTools(new ChatTemplate(summary.chatTemplate, { modelName: basename(path) }));
+    } catch (error) {
+      log.warn(`Model ${path}: ${error instanceof Error ? error.message : String(error)}`);
       tools = false;
     }
   }

@@ -128,7 +128,8 @@ export class ModelPools implements vscode.Disposable {
         const prefixStore = prefixKey === undefined ? undefined : new FilePrefixStore({ dir: join(this.storageDir, model.id, "prefixes"), key: prefixKey, budget: this.diskBudget });
         held.prefixes = prefixStore;
         const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
-        const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText });
+        const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText, modelName: engine.info.modelName });
+        chat.probe();
         const onFallback = this.onceEach(`Chat provider: ${model.id}: stable prefix first not possible`);
         return {
           model,
