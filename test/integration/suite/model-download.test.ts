@@ -29,7 +29,11 @@ describe("Download Model…", () => {
       ranges.push(req.headers.range);
       const start = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? "")?.[1] ?? 0);
       const part = body.subarray(start);
-      res.writeHead(start > 0 ? 206 : 200, { "content-length": String(part.length) });
+      // A 206 names its range, as a real server does: a resume takes only exactly the range it asked for.
+      res.writeHead(start > 0 ? 206 : 200, {
+        "content-length": String(part.length),
+        ...(start > 0 ? { "content-range": `bytes ${start}-${body.length - 1}/${body.length}` } : {}),
+      });
       if (dropNext) {
         dropNext = false;
         res.write(part.subarray(0, 10_000_000), () => res.destroy());
