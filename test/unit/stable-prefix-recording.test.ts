@@ -118,4 +118,18 @@ describe("stable prefix first on the recorded Agent-mode requests", () => {
     const after = render(followUp, true).text;
     assert.ok(shared(true) > after.indexOf("</tools>"), "the follow-up's first difference is after the tools");
   });
+
+  it("the stable prefix the store keeps (item 4): all the second new conversation shares but the variables block's start", () => {
+    const a = render(firstNew, true);
+    const b = render(secondNew, true);
+    const shared = commonPrefixLength(a.text, b.text);
+    const stable = a.stablePrefix!;
+    assert.equal(b.stablePrefix, stable);
+    const head = a.tokens.slice(0, stable);
+    assert.deepEqual(b.tokens.slice(0, stable), head, "the next new conversation starts with it");
+    const variablesAt = a.text.indexOf("The following template variables");
+    assert.ok(variablesAt > a.text.indexOf("</tools>") && variablesAt <= shared && shared - variablesAt < 400, `the boundary at ${variablesAt}, the texts differ at ${shared}`);
+    // The follow-up, with the skills block, has a longer one: the skills block recurs within a window.
+    assert.ok(render(followUp, true).stablePrefix! > stable);
+  });
 });

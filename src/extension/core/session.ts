@@ -98,6 +98,19 @@ export class Session {
   }
 
   /**
+   * Evaluate every pending token, the chunk prefill() holds back included, so the cache holds
+   * the whole ledger and can be saved (a request pool keeps a prompt's stable prefix this way
+   * before prefilling the rest). Costs the one decode step the held-back chunk spares.
+   * `onProgress` as prefill's. On cancel what was evaluated stays, the rest pending.
+   */
+  async evaluateAll(signal?: AbortSignal, onProgress?: PrefillProgress): Promise<void> {
+    this.assertUsable();
+    throwIfAborted(signal);
+    await this.resyncWithState();
+    await this.evaluatePending({ keepLast: 0, signal, onProgress });
+  }
+
+  /**
    * Generate tokens. Each yielded token is in the ledger; when generation ends it is in
    * the state too (the last one is evaluated without sampling), so ledger == cache.
    */

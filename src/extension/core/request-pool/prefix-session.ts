@@ -2,8 +2,11 @@
 // prefix of its request (loaded, then cut back to what the request shares by an exact tail
 // erase, so the cells left are the ones a prefill of those tokens would write), and after a
 // reply the session's cache is kept when the part of the request that recurs is not stored yet.
+// A request that says where its recurring part ends (its stable prefix: instructions and tools,
+// stable-prefix.ts) has exactly that part stored, on the way through its prefill.
 
-import type { Session } from "../session";
+import type { PrefillProgress, Session } from "../session";
+import { PREFIX_BLOCK_TOKENS } from "./prefix-blocks";
 import type { PrefixHit, PrefixStore } from "./prefix-store";
 import { commonTokenPrefix } from "./token-prefix";
 
@@ -41,4 +44,44 @@ export async function keepPrefix(store: PrefixStore, session: Session, prompt: r
   if (recurring - (await store.shared(prompt)) < minShared) return false; // Stored already.
   const tokens = [...session.tokens];
   return store.save(tokens, (path) => session.saveSnapshot(path));
+}
+
+/**
+ * Prefill `tokens` into `session` (which holds a prefix of them, up to its position), and on the
+ * way store its first `stable` tokens when the prefill crosses that point and the store lacks at
+ * least a block of them (a shorter gain is not worth a cache file's write): the prefill stops
+ * there, the cache is written, then the rest is prefilled. The store's entry then ends where the
+ * next new conversation diverges (the per-conversation blocks are not in it), in memory (the
+ * store's index) and on disk, whatever the reply does. A failed write costs only the entry.
+ * `onProgress` hears one prefill: done over the tokens to evaluate.
+ */
+export async function prefillStoringPrefix(
+  store: PrefixStore | undefined,
+  session: Session,
+  tokens: readonly number[],
+  stable: number,
+  minShared: number,
+  signal: AbortSignal,
+  onProgress?: PrefillProgress,
+): Promise<void> {
+  const from = session.position;
+  const head = tokens.slice(0, stable);
+  const crosses = stable >= minShared && from < stable && stable < tokens.length;
+  if (!store || !crosses || stable - (await store.shared(head).catch(() => stable)) < PREFIX_BLOCK_TOKENS) {
+    await session.prefill(tokens.slice(from), signal, onProgress);
+    return;
+  }
+  // Counted from what the cache holds (a ledger restored lazily is evaluated here too).
+  const evaluatedBefore = session.evaluated;
+  const total = tokens.length - evaluatedBefore;
+  // Parts before the last report against the whole; the last ends the count (done == total).
+  const part = (last: boolean): PrefillProgress | undefined => {
+    if (!onProgress) return undefined;
+    const base = session.evaluated - evaluatedBefore;
+    return (done, count) => onProgress(base + done, last ? base + count : total);
+  };
+  await session.prefill(tokens.slice(from, stable), signal, part(false));
+  await session.evaluateAll(signal, part(false));
+  await store.save(head, (path) => session.saveSnapshot(path)).catch(() => false);
+  await session.prefill(tokens.slice(stable), signal, part(true));
 }

@@ -6,6 +6,7 @@
 import { ChatTemplate } from "../chat-template";
 import type { Tokenizer } from "../engine";
 import { renderStablePrefixFirst, type StablePrefixRendering } from "./stable-prefix-render";
+import { commonTokenPrefix } from "./token-prefix";
 
 /** The one list of request roles. */
 export const REQUEST_ROLES = ["system", "user", "assistant", "tool"] as const;
@@ -42,6 +43,11 @@ export interface RenderedRequest {
   /** How the request was laid out (stable-prefix-render.ts); "as-sent" for a bare ChatTemplate. */
   readonly layout?: StablePrefixRendering["layout"];
   readonly moved?: StablePrefixRendering["moved"];
+  /**
+   * Leading tokens the next new conversation shares (system, tools, per-load blocks), when the
+   * stable-prefix layout found where that ends: the pool stores exactly this much (PoolRequest.stablePrefix).
+   */
+  readonly stablePrefix?: number;
 }
 
 /**
@@ -93,11 +99,20 @@ export function renderRequest(
   const options: RequestTemplate = template instanceof ChatTemplate ? { chat: template, stablePrefixFirst: false } : template;
   const render = (shaped: readonly RequestMessage[]) =>
     options.chat.renderWith(templateMessagesOf(shaped), { addGenerationPrompt: true, tools: templateToolsOf(tools) });
-  const { text, layout, moved } = options.stablePrefixFirst
+  const { text, layout, moved, recurringEnd }: StablePrefixRendering = options.stablePrefixFirst
     ? renderStablePrefixFirst(render, messages, options.onFallback)
-    : { text: render(messages), layout: "as-sent" as const, moved: [] };
+    : { text: render(messages), layout: "as-sent", moved: [] };
+  const tokens = encodePrompt(tokenizer, text);
+  // The text's head tokenized alone can end in a token the whole text merges with what
+  // follows: only the tokens both encodings share are the stable prefix's.
+  const stablePrefix = recurringEnd === undefined ? undefined : commonTokenPrefix(encodePrompt(tokenizer, text.slice(0, recurringEnd)), tokens);
+  return { text, tokens, layout, moved, ...(stablePrefix === undefined ? {} : { stablePrefix }) };
+}
+
+/** `text` as prompt tokens, BOS added as a panel's prompt adds it. */
+function encodePrompt(tokenizer: Tokenizer, text: string): number[] {
   const tokens = tokenizer.encode(text, { specials: true });
   const bos = tokenizer.bos;
   if (bos && !text.startsWith(bos.text)) tokens.unshift(bos.id);
-  return { text, tokens, layout, moved };
+  return tokens;
 }

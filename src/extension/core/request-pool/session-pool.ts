@@ -8,7 +8,8 @@
 // snapshots count against the one KV disk budget (kv-disk-budget.ts) with the panels'. A new
 // conversation whose request starts with a long prefix seen before (VS Code's agent-mode
 // instructions and tools) starts from the prefix store's cache of it (prefix-store.ts), after
-// a restart too, and a new conversation's long prompt is stored once its reply is out.
+// a restart too, and a new conversation's long prompt is stored once its reply is out (or, when
+// the request names its stable prefix, exactly that prefix, during the prefill).
 
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ import { Session, type StopReason } from "../session";
 import { SessionQueue } from "../session-queue";
 import { speculationOf, type SpeculationStats } from "../stats";
 import type { KvDiskBudget, KvFileOwner } from "./kv-disk-budget";
-import { keepPrefix, restorePrefix } from "./prefix-session";
+import { keepPrefix, prefillStoringPrefix, restorePrefix } from "./prefix-session";
 import type { PrefixStore } from "./prefix-store";
 import { commonTokenPrefix } from "./token-prefix";
 
@@ -60,6 +61,12 @@ export interface PoolRequest {
   readonly sampling: SamplingOptions;
   /** How far the prefill of what the cache lacks is (Session.prefill's onProgress): for a long first prefill's progress. */
   readonly onPrefillProgress?: (done: number, total: number) => void;
+  /**
+   * Leading tokens the next new conversation shares (RenderedRequest.stablePrefix). Given, the
+   * prefix store keeps exactly these (stored during the prefill that crosses them) instead of
+   * the whole prompt after the reply: what follows is this conversation's own.
+   */
+  readonly stablePrefix?: number;
 }
 
 export interface PoolReply {
@@ -185,7 +192,8 @@ export class SessionPool {
     const rewound = session.position - shared;
     if (rewound > 0) await session.rollback(shared);
     const before = { ...session.counters };
-    await session.prefill(tokens.slice(shared), signal, request.onPrefillProgress);
+    if (request.stablePrefix === undefined) await session.prefill(tokens.slice(shared), signal, request.onPrefillProgress);
+    else await prefillStoringPrefix(this.options.prefixStore, session, tokens, request.stablePrefix, this.minPrefix, signal, request.onPrefillProgress);
     entry.promptLength = tokens.length;
     let generated = 0;
     const generator = session.generate({ maxTokens: Math.min(request.maxTokens, capacity - tokens.length), sampling: request.sampling }, signal);
@@ -196,7 +204,7 @@ export class SessionPool {
       step = await generator.next();
     }
     const prefilled = session.counters.prefilled - before.prefilled;
-    if (choice.recurring !== undefined) this.keepPrefix(entry, tokens, choice.recurring);
+    if (choice.recurring !== undefined && request.stablePrefix === undefined) this.keepPrefix(entry, tokens, choice.recurring);
     return {
       sessionId: entry.id,
       cached: tokens.length - prefilled,

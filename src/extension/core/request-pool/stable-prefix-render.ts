@@ -16,6 +16,12 @@ export interface StablePrefixRendering {
   readonly layout: StablePrefixPlacement | "as-sent";
   /** The blocks moved after the stable prefix (empty with "as-sent"). */
   readonly moved: readonly VolatileBlockName[];
+  /**
+   * With a placement taken: leading characters of `text` that the next new conversation shares
+   * (the stable instructions and tools, the per-load blocks moved), ending where the first
+   * per-conversation block starts. The prefix store keeps that much (issue 36 item 4).
+   */
+  readonly recurringEnd?: number;
 }
 
 /**
@@ -36,7 +42,7 @@ export function renderStablePrefixFirst(
   if (system.text !== undefined) {
     const at = system.text.indexOf(layouts.moved);
     const stableEnd = layouts.stableSystem === "" ? 0 : system.text.indexOf(layouts.stableSystem) + layouts.stableSystem.length;
-    if (at >= 0 && at >= stableEnd) return { text: system.text, layout: "system-turn", moved };
+    if (at >= 0 && at >= stableEnd) return { text: system.text, layout: "system-turn", moved, recurringEnd: at + layouts.recurringChars };
   }
   const systemProblem = system.text === undefined ? `refuses a second system message (${system.error})` : "does not render a second system message as a turn of its own after the first";
   if (!layouts.userMessage) {
@@ -44,7 +50,8 @@ export function renderStablePrefixFirst(
     return asSent();
   }
   const user = attempt(render, layouts.userMessage);
-  if (user.text !== undefined && user.text.includes(layouts.moved)) return { text: user.text, layout: "user-message", moved };
+  const userAt = user.text?.indexOf(layouts.moved) ?? -1;
+  if (user.text !== undefined && userAt >= 0) return { text: user.text, layout: "user-message", moved, recurringEnd: userAt + layouts.recurringChars };
   const userProblem = user.text === undefined ? `fails with the blocks in the first user message (${user.error})` : "drops or changes them at the start of the first user message";
   onFallback?.(`the template ${systemProblem} and ${userProblem}: rendered in VS Code's order (${moved.join(", ")} ahead of the tools)`);
   return asSent();

@@ -18,17 +18,22 @@ export const MARKERS_READ_FROM = "copilot-chat 0.67 (VS Code 1.139.1)";
 /**
  * The one list of blocks known to vary, each recognised by a fixed start and end marker (both
  * part of the block). Ordered as Copilot Chat writes them; a block matches only whole.
+ * `varies`: a "per-load" block is the same in every conversation of one window once it
+ * appears, so the prefix store keeps it; a "per-conversation" one ends what the next
+ * conversation shares.
  */
 export const VOLATILE_BLOCKS = [
   {
     name: "skills-agents",
     why: "appears once VS Code has loaded skills and agents (a follow-up has it, the first request not)",
+    varies: "per-load",
     start: "<instructions>\n<skills>\n",
     end: "</instructions>",
   },
   {
     name: "template-variables",
     why: "VSCODE_TARGET_SESSION_LOG names the chat session's own debug-log folder, new for every conversation",
+    varies: "per-conversation",
     start: "The following template variables are available for this session:\n",
     end: "When a skill or instruction references {{VSCODE_VARIABLE_NAME}}, substitute the corresponding value above.",
   },
@@ -80,6 +85,11 @@ export interface StablePrefixLayouts {
   readonly blocks: readonly FoundBlock[];
   /** The moved blocks as one text (joined by a newline): what must appear, whole, in the rendering. */
   readonly moved: string;
+  /**
+   * Leading characters of `moved` that the next new conversation shares: up to the first
+   * per-conversation block (all of `moved` when there is none).
+   */
+  readonly recurringChars: number;
   /** The system message without the blocks. */
   readonly stableSystem: string;
   /** The messages with the blocks in a system message of their own right after the first. */
@@ -95,12 +105,16 @@ export function stablePrefixLayouts(messages: readonly RequestMessage[]): Stable
   const blocks = findVolatileBlocks(system.content);
   if (blocks.length === 0) return undefined;
   const moved = blocks.map((b) => b.text).join("\n");
+  const perConversation = blocks.findIndex((b) => VOLATILE_BLOCKS.find((known) => known.name === b.name)?.varies === "per-conversation");
+  // Each block before it, and the newline joining it to the next.
+  const recurringChars = perConversation < 0 ? moved.length : blocks.slice(0, perConversation).reduce((sum, b) => sum + b.text.length + 1, 0);
   const stableSystem = withoutBlocks(system.content, blocks);
   const rest = messages.slice(1);
   const firstUser = rest.findIndex((m) => m.role === "user");
   return {
     blocks,
     moved,
+    recurringChars,
     stableSystem,
     systemTurn: [{ ...system, content: stableSystem }, { role: "system", content: moved }, ...rest],
     ...(firstUser < 0

@@ -61,7 +61,7 @@ export async function serveRequest(
   let firstAt: number | undefined;
   const reply = await recording.outcome(
     target.pool.serve(
-      { tokens, ...options },
+      { tokens, stablePrefix: rendered.stablePrefix, ...options },
       (token) => {
         firstAt ??= performance.now();
         emit(calls ? calls.push(token) : textOnly(decoder.push(token)));
