@@ -77,6 +77,10 @@ export class TemplateSandbox {
     live.port.postMessage(request);
     const deadline = Date.now() + this.limits.timeMs;
     for (;;) {
+      // Read before the port is looked at: an answer landing between the look and the sleep
+      // then changes the counter from this value, and the sleep ends at once ("not-equal")
+      // instead of lasting the whole time limit.
+      const seen = Atomics.load(live.signal, SIGNAL_ANSWERED);
       const received = receiveMessageOnPort(live.port);
       if (received) {
         const reply: unknown = received.message;
@@ -91,7 +95,7 @@ export class TemplateSandbox {
         this.end();
         throw new TemplateLimitError(`it ran past the ${this.limits.timeMs} ms the template sandbox allows (a loop without end, or work far beyond any real template)`);
       }
-      Atomics.wait(live.signal, SIGNAL_ANSWERED, Atomics.load(live.signal, SIGNAL_ANSWERED), left);
+      Atomics.wait(live.signal, SIGNAL_ANSWERED, seen, left);
     }
   }
 
