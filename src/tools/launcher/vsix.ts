@@ -1,16 +1,18 @@
-// Packages the extension as a VSIX, the way `npm run package` does but WITH dependencies:
-// node-llama-cpp is external to the esbuild bundle (ESM + native binaries), so the VSIX must
-// carry it in node_modules; .vscodeignore trims that to its runtime closure and the
-// linux-x64 CPU binary (the VSIX is therefore platform-specific).
+// Packages this machine's VSIX for `npm start` and the e2e suite: the production bundle, then
+// the packaging tool's VSIX for this machine's target (src/tools/packaging/): node-llama-cpp is
+// external to the esbuild bundle (ESM + native binaries), so the VSIX carries it in
+// node_modules with this platform's prebuilts only (the VSIX is therefore platform-specific).
 
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { packageTarget } from "../packaging/package-target";
+import { hostTarget } from "../packaging/targets";
 import { runCommand } from "./run-command";
 
 /** vsce's target for this machine (linux-x64, darwin-arm64, …): the VSIX carries this platform's
- * node-llama-cpp binary only, so it says so and VS Code refuses it elsewhere. */
+ * node-llama-cpp binaries only, so it says so and VS Code refuses it elsewhere. */
 export function vsceTarget(): string {
-  return `${process.platform}-${process.arch}`;
+  return hostTarget();
 }
 
 export interface VsixResult {
@@ -18,20 +20,14 @@ export interface VsixResult {
   readonly bytes: number;
 }
 
-/** Production bundle + `vsce package` into `out`. Prompts are impossible (stdin is inherited
- * but every question vsce could ask is pre-answered by a flag). */
+/** Production bundle + `vsce package --target <this machine>` into `out`. Prompts are impossible
+ * (stdin is inherited but every question vsce could ask is pre-answered by a flag). */
 export async function packageVsix(repo: string, out: string, log: (line: string) => void): Promise<VsixResult> {
   mkdirSync(dirname(out), { recursive: true });
   log("Bundling (production)…");
   await runCommand(process.execPath, ["esbuild.mjs", "--production"], { cwd: repo });
-  log(`Packaging ${out}…`);
-  const vsce = join(repo, "node_modules", "@vscode", "vsce", "vsce");
-  if (!existsSync(vsce)) throw new Error(`${vsce} is missing: run npm ci first`);
-  // The VSIX is installed locally, never published, so it has no repository URL to rewrite
-  // the README's relative links (benchmark tables and plots) against; vsce would refuse them.
-  const flags = ["--dependencies", "--allow-missing-repository", "--skip-license", "--no-rewrite-relative-links"];
-  await runCommand(process.execPath, [vsce, "package", "--target", vsceTarget(), ...flags, "--out", out], { cwd: repo });
-  return { path: out, bytes: statSync(out).size };
+  const packaged = await packageTarget(repo, hostTarget(), out, log);
+  return { path: packaged.path, bytes: packaged.bytes };
 }
 
 /** `node esbuild.mjs` when out/extension.js is missing (a fresh clone that skipped `npm run build`). */

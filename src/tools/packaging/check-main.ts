@@ -1,0 +1,45 @@
+// `npm run check:vsix [-- FILE.vsix ...]`: checks each VSIX (check-vsix.ts) against the target
+// its manifest names; without files, every `stateful-chat-<target>.vsix` in the repository
+// (what `npm run package:all` wrote). Exits 1 when any check fails.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { checkVsix } from "./check-vsix";
+import { isVsixTarget, VSIX_TARGETS } from "./targets";
+import { readVsix } from "./vsix-reader";
+
+const repo = resolve(import.meta.dirname, "..", "..", "..");
+
+async function checkFile(path: string, lockedVersion: string): Promise<boolean> {
+  const entries = await readVsix(path);
+  const manifest = entries.find((e) => e.name === "extension.vsixmanifest")?.text ?? "";
+  const target = /TargetPlatform="([^"]+)"/.exec(manifest)?.[1] ?? "";
+  if (!isVsixTarget(target)) {
+    console.log(`FAIL ${path}: no known TargetPlatform in its manifest (${target || "none"})`);
+    return false;
+  }
+  const bytes = statSync(path).size;
+  const report = checkVsix({ target, entries, bytes, lockedVersion });
+  const summary = `${target}, ${(bytes / 1e6).toFixed(1)} MB, ${entries.length} files, ${report.binaries.length} native binaries`;
+  if (report.problems.length === 0) {
+    console.log(`ok   ${path} (${summary})`);
+    return true;
+  }
+  console.log(`FAIL ${path} (${summary}):\n  ${report.problems.join("\n  ")}`);
+  return false;
+}
+
+async function main(): Promise<void> {
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
+  const lockedVersion = lock.packages["node_modules/node-llama-cpp"]?.version ?? "";
+  const named = process.argv.slice(2).map((file) => resolve(file));
+  const files = named.length > 0 ? named : VSIX_TARGETS.map((t) => join(repo, `stateful-chat-${t}.vsix`)).filter((f) => existsSync(f));
+  if (files.length === 0) throw new Error("no VSIX to check: run npm run package:all, or name the files");
+  let passed = true;
+  for (const file of files) passed = (await checkFile(file, lockedVersion)) && passed;
+  if (!passed) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});
