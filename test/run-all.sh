@@ -50,6 +50,12 @@ step "code-server toolchain for the integration and e2e suites: provisioning in 
 nice -n 19 node --import tsx src/tools/launcher/provision-cli.ts --chromium > .cache/code-server-provision.log 2>&1 &
 CODE_SERVER_PROVISION=$!
 
+# check:vsix (below, beside the e2e VSIX) also packages the darwin-arm64 VSIX: its prebuilts
+# (Metal llama.cpp, ~5 MB) come from the npm registry, fetched and verified against the lock here.
+step "VSIX packaging: darwin-arm64's prebuilts, fetched in the background (cached in .cache/packaging)"
+node --import tsx src/tools/packaging/main.ts --fetch-only --target darwin-arm64 > .cache/vsix-prebuilts.log 2>&1 &
+VSIX_PREBUILTS=$!
+
 step "llama.cpp with a persistent threadpool (built once per machine, cached in .cache/llama-build)"
 node out/cli.js build-llama --required
 # Required above, so a check that needs our build (speculation, core invariants) fails here instead of skipping.
@@ -98,6 +104,11 @@ npm run test:integration
 step "end-to-end: the user's path in code-server + Chromium"
 # One VSIX for every session of the suite (test/e2e/support/shared-vsix.ts), packaged here.
 node --import tsx test/e2e/support/package-shared-vsix.ts .cache/e2e/stateful-chat.vsix
+# The same packaging for a Mac (about 10 s), then both VSIXs opened and checked: binaries by
+# their headers, the expected prebuilts, entry points, no source or test file, size budgets.
+await_job "$VSIX_PREBUILTS" "fetching darwin-arm64's prebuilts" .cache/vsix-prebuilts.log
+node --import tsx src/tools/packaging/main.ts --no-build --target darwin-arm64 --out .cache/vsix > .cache/vsix-darwin-arm64.log 2>&1 || { cat .cache/vsix-darwin-arm64.log; exit 1; }
+npm run check:vsix -- .cache/e2e/stateful-chat.vsix .cache/vsix/stateful-chat-darwin-arm64.vsix
 STATEFUL_CHAT_E2E_VSIX="$PWD/.cache/e2e/stateful-chat.vsix" npm run test:e2e
 
 # The GPU suite (llvmpipe computes on the CPU, several minutes) runs beside the lighter
