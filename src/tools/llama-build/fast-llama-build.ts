@@ -71,7 +71,8 @@ function pathsFor(root: string): Paths {
     root,
     packageDir,
     // Applied in order to a staging copy of node-llama-cpp: its addon sources, the KV cache's
-    // position-range state (llama.cpp) with the addon's delta files, then ggml's CPU flash attention.
+    // position-range state (llama.cpp) with the addon's delta files, batch threads, then
+    // ggml's CPU flash attention.
     patches: [
       join(patchDir, "addon-threadpool.patch"),
       join(patchDir, "addon-common-batch-add.patch"),
@@ -79,6 +80,7 @@ function pathsFor(root: string): Paths {
       join(patchDir, "addon-verify.patch"),
       join(patchDir, "llama-kv-state-range.patch"),
       join(patchDir, "addon-kv-delta.patch"),
+      join(patchDir, "addon-batch-threads.patch"),
       join(root, GGML_CPU_PATCH),
     ],
     localBuilds: join(packageDir, "llama", "localBuilds"),

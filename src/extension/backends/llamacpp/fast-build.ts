@@ -35,7 +35,7 @@ export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   CMAKE_C_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
   CMAKE_CXX_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
   STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
-  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.fa-grouped",
+  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.batch-threads.fa-grouped",
 };
 
 export function isCompleteBuild(folder: string): boolean {

@@ -10,6 +10,7 @@ import { assertLooksLikeGguf } from "./gguf-file";
 import { LlamaKvState } from "./llama-state";
 import { LlamaTokenizer } from "./llama-tokenizer";
 import { hasNativeReplyLoop } from "./native-reply-loop";
+import { batchThreadCount, batchThreadsSettable } from "./batch-threads";
 import { calibratedThreads } from "./thread-calibration";
 import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
 
@@ -45,6 +46,8 @@ export class LlamaEngine implements Engine {
     readonly tokenizer: LlamaTokenizer,
     readonly chatTemplate: string,
     private readonly threads: number,
+    /** Threads for prompt and verify batches (batch-threads.ts); `threads` where the binary cannot set them apart. */
+    private readonly batchThreads: number,
     readonly replyLoop: boolean,
     /** Set when the GPU asked for (or found) is not used, saying why. */
     readonly notice: string | undefined,
@@ -100,6 +103,10 @@ export class LlamaEngine implements Engine {
         ? ` (fastest measured: ${Object.entries(calibration.tokensPerSecond).map(([t, speed]) => `${t}→${speed}`).join(", ")} tok/s)`
         : "";
     }
+    const batchThreads = batchThreadsSettable(llama)
+      ? batchThreadCount({ decode: threads, decodeSet: options.threads !== undefined, cores: availableParallelism(), gpuLayers: offloaded === 0 ? "none" : offloaded >= totalLayers ? "all" : "some" })
+      : threads;
+    const threadSummary = batchThreads === threads ? `${threads} threads` : `${threads} threads (${batchThreads} for prompt batches)`;
     const capacity = Math.ceil(contextSize / 256) * 256;
     const compute = offloaded > 0 && gpu.binary !== "cpu" ? gpu.binary : "cpu";
     const device = compute === "cpu" || gpu.binary === "cpu" ? (cpus()[0]?.model ?? "CPU") : gpu.device;
@@ -119,12 +126,12 @@ export class LlamaEngine implements Engine {
       capacity,
       details:
         compute === "cpu"
-          ? `llama.cpp CPU (${build})${why}, ${threads} threads${threadNote}, context ${capacity}`
-          : `llama.cpp ${placement.summary} (${build}), ${threads} threads, context ${capacity}`,
+          ? `llama.cpp CPU (${build})${why}, ${threadSummary}${threadNote}, context ${capacity}`
+          : `llama.cpp ${placement.summary} (${build}), ${threadSummary}, context ${capacity}`,
       placement,
     };
     const notice = gpu.binary === "cpu" ? gpu.notice : undefined;
-    return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads, hasNativeReplyLoop(llama), notice);
+    return new LlamaEngine(model, info, new LlamaTokenizer(model), template, threads, batchThreads, hasNativeReplyLoop(llama), notice);
   }
 
   /** Device memory one more state needs and what is free; undefined on the CPU (RAM is node-llama-cpp's own check). */
@@ -156,7 +163,7 @@ export class LlamaEngine implements Engine {
     if (refusal) throw new DeviceMemoryError(refusal);
     let state: LlamaKvState;
     try {
-      state = await LlamaKvState.create(this.model, { contextSize: this.info.capacity, threads: this.threads, batchSize }, () => this.states.delete(state));
+      state = await LlamaKvState.create(this.model, { contextSize: this.info.capacity, threads: this.threads, batchThreads: this.batchThreads, batchSize }, () => this.states.delete(state));
     } catch (error) {
       // node-llama-cpp's own memory check (its estimate against the device's and the RAM's free memory).
       if (error instanceof Error && error.constructor.name === "InsufficientMemoryError") throw new DeviceMemoryError(`${error.message} (${this.states.size} chats open). Close a chat or lower statefulChat.contextSize.`);

@@ -14,6 +14,7 @@ import type {
   Token,
 } from "./node-llama-cpp";
 import { replyRunStartingLater } from "../../core/reply-run";
+import { setBatchThreads } from "./batch-threads";
 import { kvDeltas, type KvDeltas } from "./kv-deltas";
 import { kvCachePositions, nativeReplyLoop, nativeVerify, type KvCachePositions, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
 
@@ -21,7 +22,10 @@ type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown
 
 export interface LlamaStateOptions {
   readonly contextSize: number;
+  /** Threads for single-token decode (and for batches when `batchThreads` is not set or not settable). */
   readonly threads: number;
+  /** Threads for batches of more than one token (prompts, verification), where the binary allows (batch-threads.ts). */
+  readonly batchThreads?: number;
   readonly batchSize: number;
 }
 
@@ -45,6 +49,8 @@ export class LlamaKvState implements KvState {
     private readonly verifyInOneCall: NativeVerify | undefined,
     private readonly positions: KvCachePositions | undefined,
     deltas: KvDeltas | undefined,
+    /** Batches run on their own thread count (LlamaStateOptions.batchThreads was applied). */
+    readonly batchThreadsApplied: boolean,
   ) {
     if (replyLoop) this.generateReply = (tokens, options, onToken) => this.runReply(replyLoop, tokens, options, onToken);
     if (deltas) {
@@ -80,7 +86,17 @@ export class LlamaKvState implements KvState {
         },
       },
     });
-    return new LlamaKvState(context, sequence, onDispose, nativeReplyLoop(model, context, sequence), nativeVerify(model, context, sequence), kvCachePositions(context, sequence), kvDeltas(context, sequence));
+    const batchThreadsApplied = options.batchThreads !== undefined && setBatchThreads(context, options.batchThreads);
+    return new LlamaKvState(
+      context,
+      sequence,
+      onDispose,
+      nativeReplyLoop(model, context, sequence),
+      nativeVerify(model, context, sequence),
+      kvCachePositions(context, sequence),
+      kvDeltas(context, sequence),
+      batchThreadsApplied,
+    );
   }
 
   get capacity(): number {
