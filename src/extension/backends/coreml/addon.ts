@@ -156,8 +156,10 @@ export function loadAddon(): CoreMLAddon | BackendUnavailableError {
       failures.push(`${candidate}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
     }
   }
+  // A VSIX packaged without a Mac (every darwin VSIX not made by the release workflow's macOS
+  // job) has no addon: say so in words a user of that VSIX can act on, not only a developer.
   cached = new BackendUnavailableError(
-    `The Core ML addon is not built (npm run build:native). Tried: ${failures.join("; ")}`,
+    `This installation has no Core ML addon (a VSIX built without a Mac, or a source checkout without npm run build:native); llama.cpp serves instead. Tried: ${failures.join("; ")}`,
   );
   return cached;
 }
