@@ -65,3 +65,12 @@ test("a prebuilt at another version than the lock's is refused", () => {
   const entries = darwinArm64().map((e) => (e.name.endsWith("mac-arm64-metal/package.json") ? entry(e.name, e.head, '{"version":"3.20.0"}') : e));
   assert.match(check(entries).problems.join("\n"), /mac-arm64-metal: version 3\.20\.0, the lock says 3\.21\.1/);
 });
+
+test("the release's darwin VSIX must carry the Core ML addon, a Mach-O of its arch", () => {
+  const input = { target: "darwin-arm64" as const, bytes: 7e6, lockedVersion: VERSION, expectCoremlAddon: true };
+  assert.match(checkVsix({ ...input, entries: darwinArm64() }).problems.join("\n"), /missing native\/build\/Release\/stateful_chat_coreml\.node/);
+  const withAddon = [...darwinArm64(), entry("extension/native/build/Release/stateful_chat_coreml.node", machOArm64())];
+  assert.deepEqual(checkVsix({ ...input, entries: withAddon }).problems, []);
+  const linuxAddon = [...darwinArm64(), entry("extension/native/build/Release/stateful_chat_coreml.node", elfX64())];
+  assert.match(checkVsix({ ...input, entries: linuxAddon }).problems.join("\n"), /stateful_chat_coreml\.node is elf x64/);
+});

@@ -1,6 +1,8 @@
-// `npm run check:vsix [-- FILE.vsix ...]`: checks each VSIX (check-vsix.ts) against the target
-// its manifest names; without files, every `stateful-chat-<target>.vsix` in the repository
-// (what `npm run package:all` wrote). Exits 1 when any check fails.
+// `npm run check:vsix [-- [--expect-coreml-addon] FILE.vsix ...]`: checks each VSIX
+// (check-vsix.ts) against the target its manifest names; without files, every
+// `stateful-chat-<target>.vsix` in the repository (what `npm run package:all` wrote).
+// --expect-coreml-addon: darwin VSIXs must carry the Core ML addon (the release workflow's
+// macOS job). Exits 1 when any check fails.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkVsix } from "./check-vsix";
@@ -9,7 +11,7 @@ import { readVsix } from "./vsix-reader";
 
 const repo = resolve(import.meta.dirname, "..", "..", "..");
 
-async function checkFile(path: string, lockedVersion: string): Promise<boolean> {
+async function checkFile(path: string, lockedVersion: string, expectAddon: boolean): Promise<boolean> {
   const entries = await readVsix(path);
   const manifest = entries.find((e) => e.name === "extension.vsixmanifest")?.text ?? "";
   const target = /TargetPlatform="([^"]+)"/.exec(manifest)?.[1] ?? "";
@@ -18,7 +20,7 @@ async function checkFile(path: string, lockedVersion: string): Promise<boolean> 
     return false;
   }
   const bytes = statSync(path).size;
-  const report = checkVsix({ target, entries, bytes, lockedVersion });
+  const report = checkVsix({ target, entries, bytes, lockedVersion, expectCoremlAddon: expectAddon && target.startsWith("darwin-") });
   const summary = `${target}, ${(bytes / 1e6).toFixed(1)} MB, ${entries.length} files, ${report.binaries.length} native binaries`;
   if (report.problems.length === 0) {
     console.log(`ok   ${path} (${summary})`);
@@ -31,11 +33,13 @@ async function checkFile(path: string, lockedVersion: string): Promise<boolean> 
 async function main(): Promise<void> {
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
   const lockedVersion = lock.packages["node_modules/node-llama-cpp"]?.version ?? "";
-  const named = process.argv.slice(2).map((file) => resolve(file));
+  const args = process.argv.slice(2);
+  const expectAddon = args.includes("--expect-coreml-addon");
+  const named = args.filter((arg) => !arg.startsWith("--")).map((file) => resolve(file));
   const files = named.length > 0 ? named : VSIX_TARGETS.map((t) => join(repo, `stateful-chat-${t}.vsix`)).filter((f) => existsSync(f));
   if (files.length === 0) throw new Error("no VSIX to check: run npm run package:all, or name the files");
   let passed = true;
-  for (const file of files) passed = (await checkFile(file, lockedVersion)) && passed;
+  for (const file of files) passed = (await checkFile(file, lockedVersion, expectAddon)) && passed;
   if (!passed) process.exitCode = 1;
 }
 

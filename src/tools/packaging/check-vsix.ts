@@ -12,7 +12,11 @@ export interface CheckInput {
   readonly bytes: number;
   /** The lock file's version of node-llama-cpp and of its prebuilts (all the same release). */
   readonly lockedVersion: string;
+  /** The release workflow's darwin VSIXs must carry the Core ML addon built on its Mac. */
+  readonly expectCoremlAddon?: boolean;
 }
+
+export const COREML_ADDON = "native/build/Release/stateful_chat_coreml.node";
 
 export interface CheckReport {
   readonly problems: readonly string[];
@@ -40,6 +44,7 @@ export function checkVsix(input: CheckInput): CheckReport {
   const binaries: string[] = [];
   const files = new Map(input.entries.filter((e) => e.name.startsWith(PREFIX)).map((e) => [e.name.slice(PREFIX.length), e]));
   for (const required of REQUIRED_FILES) if (!files.has(required)) problems.push(`missing ${required}`);
+  if (input.expectCoremlAddon && !files.has(COREML_ADDON)) problems.push(`missing ${COREML_ADDON} (the Core ML addon)`);
   const manifest = input.entries.find((e) => e.name === "extension.vsixmanifest")?.text ?? "";
   if (!manifest.includes(`TargetPlatform="${input.target}"`)) problems.push(`extension.vsixmanifest does not name TargetPlatform="${input.target}"`);
 

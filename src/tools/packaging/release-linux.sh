@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The release workflow's Linux job (.github/workflows/release.yml), runnable on any Linux
+# machine after `npm ci`: the packaging tool's unit tests, then the VSIXs no Mac is needed for
+# (linux-x64, linux-arm64, win32-x64, win32-arm64; other platforms' llama.cpp binaries are
+# fetched from the npm registry and verified against package-lock.json), each opened and
+# checked by check:vsix.   src/tools/packaging/release-linux.sh [OUT_DIR]   (default .cache/release)
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+out="${1:-.cache/release}"
+mkdir -p "$out"
+rm -f "$out"/stateful-chat-*.vsix
+
+echo "== packaging tool: unit tests"
+node --import tsx --test --test-concurrency=1 test/unit/vsix-binary-header.test.ts test/unit/vsix-check.test.ts \
+  test/unit/readme-packaging.test.ts test/unit/coreml-missing-addon.test.ts
+
+echo "== VSIXs for Linux and Windows"
+npm run --silent package -- --target linux-x64 --target linux-arm64 --target win32-x64 --target win32-arm64 --out "$out"
+
+echo "== check:vsix"
+npm run --silent check:vsix -- "$out"/stateful-chat-*.vsix
