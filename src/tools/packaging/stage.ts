@@ -26,7 +26,7 @@ export interface StageOptions {
 /** Top-level entries never shipped (.vscodeignore drops them too): not linked, so staging stays quick. */
 const UNSHIPPED_TOP_LEVEL = new Set([
   ".git", ".cache", ".ci", ".github", ".vscode", "node_modules", "native", "src", "test", "test-artifacts",
-  "models", "bench-results", "bin", "out-tsc",
+  "models", "bench-results", "bin", "out-tsc", "dist",
 ]);
 
 /** vsce then lists dependencies with `npm list` in the stage, which reads its node_modules as they are. */
