@@ -41,7 +41,10 @@ export async function packageTarget(repo: string, target: VsixTarget, out: strin
   stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuilds: isHost });
   log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""})…`);
   mkdirSync(dirname(out), { recursive: true });
-  await runCommand(process.execPath, [vsce, "package", "--target", target, ...VSCE_FLAGS, "--out", out], { cwd: stage });
+  // package.json's vscode:prepublish refuses to run without this: vsce started anywhere but in a
+  // stage (the repository) would pack every platform's binaries from node_modules.
+  const env = { ...process.env, STATEFUL_CHAT_VSIX_STAGE: target };
+  await runCommand(process.execPath, [vsce, "package", "--target", target, ...VSCE_FLAGS, "--out", out], { cwd: stage, env });
   return { target, path: out, bytes: statSync(out).size };
 }
 
