@@ -11,7 +11,7 @@ mkdir -p "$out"
 rm -f "$out"/stateful-chat-*.vsix
 
 echo "== packaging tool: unit tests"
-node --import tsx --test --test-concurrency=1 test/unit/vsix-binary-header.test.ts test/unit/vsix-check.test.ts \
+node --import tsx --test --test-concurrency=1 test/unit/vsix-binary-header.test.ts test/unit/vsix-check.test.ts test/unit/vsix-targets.test.ts \
   test/unit/readme-packaging.test.ts test/unit/coreml-missing-addon.test.ts
 
 echo "== VSIXs for Linux and Windows"
