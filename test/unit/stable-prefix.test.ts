@@ -6,11 +6,15 @@
 // blocks, or is VS Code's order with the reason said.
 
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { renderRequest, type RequestMessage, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
 import { findVolatileBlocks, stablePrefixLayouts, VOLATILE_BLOCKS } from "../../src/extension/core/request-pool/stable-prefix";
+import { TemplateStoppedError } from "../../src/extension/core/errors";
+import { DEFAULT_SANDBOX_LIMITS } from "../../src/extension/core/template-sandbox/sandbox-limits";
+import { TemplateSandbox } from "../../src/extension/core/template-sandbox/template-sandbox";
 import { ByteTokenizer } from "../support/fake-engine";
+import { templateWorkerFromSource } from "../support/template-worker-build";
 import { CHATML, FIXTURE_TEMPLATES } from "../support/fixture-templates";
 
 const STABLE = "You are an agent.\n<instructions>\nUse the tools.\n</instructions>\n<memoryInstructions>\nKeep notes.\n</memoryInstructions>";
@@ -182,5 +186,20 @@ describe("stable prefix first: the guard, on every template", () => {
     const rendered = render(on(DROPS_SECOND_SYSTEM, (why) => reasons.push(why)), [{ role: "system", content: systemOf("a", false) }]);
     assert.equal(rendered.layout, "as-sent");
     assert.match(reasons[0]!, /has no user message/);
+  });
+});
+
+describe("stable prefix first: a template the sandbox stops", () => {
+  // Loops only in the system-turn layout (four messages): before, each layout was tried in turn,
+  // each after the sandbox's whole time limit, and the request then served from another layout.
+  const LOOPS_ON_FOUR = "{% if messages | length > 3 %}{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}{% endif %}" + CHATML;
+  const sandbox = new TemplateSandbox({ ...DEFAULT_SANDBOX_LIMITS, timeMs: 500 }, templateWorkerFromSource());
+  after(() => sandbox.dispose());
+
+  it("fails the request at the first stop instead of trying the next layout", () => {
+    const stopping: RequestTemplate = { chat: new ChatTemplate(LOOPS_ON_FOUR, { sandbox }), stablePrefixFirst: true };
+    const ended = sandbox.workersEnded;
+    assert.throws(() => render(stopping, request("a")), TemplateStoppedError);
+    assert.equal(sandbox.workersEnded, ended + 1);
   });
 });

@@ -4,6 +4,7 @@
 // session's ledger.
 
 import { ChatTemplate } from "../chat-template";
+import { spellOutMarkers } from "../tool-calls/quoted-markers";
 import type { Tokenizer } from "../engine";
 import { renderStablePrefixFirst, type StablePrefixRendering } from "./stable-prefix-render";
 import { commonTokenPrefix } from "./token-prefix";
@@ -60,6 +61,12 @@ export interface RequestTemplate {
   readonly stablePrefixFirst: boolean;
   /** Told why a request with known blocks was rendered in VS Code's order after all. */
   readonly onFallback?: (why: string) => void;
+  /**
+   * The model's tool-call markers: where they occur in a message's content (a quoted file, a
+   * tool result) they are spelled out (tool-calls/quoted-markers.ts), so a quote never reaches
+   * the model as a real marker. Defaults to none.
+   */
+  readonly quotedMarkers?: readonly string[];
 }
 
 /** The messages in the shape Hugging Face chat templates read. */
@@ -97,8 +104,12 @@ export function renderRequest(
   tools: readonly ToolSpec[] = [],
 ): RenderedRequest {
   const options: RequestTemplate = template instanceof ChatTemplate ? { chat: template, stablePrefixFirst: false } : template;
+  const markers = options.quotedMarkers ?? [];
   const render = (shaped: readonly RequestMessage[]) =>
-    options.chat.renderWith(templateMessagesOf(shaped), { addGenerationPrompt: true, tools: templateToolsOf(tools) });
+    options.chat.renderWith(templateMessagesOf(markers.length === 0 ? shaped : shaped.map((m) => ({ ...m, content: spellOutMarkers(m.content, markers) }))), {
+      addGenerationPrompt: true,
+      tools: templateToolsOf(tools),
+    });
   const { text, layout, moved, recurringEnd }: StablePrefixRendering = options.stablePrefixFirst
     ? renderStablePrefixFirst(render, messages, options.onFallback)
     : { text: render(messages), layout: "as-sent", moved: [] };

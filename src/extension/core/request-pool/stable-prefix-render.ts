@@ -7,6 +7,7 @@
 // else VS Code's own order, with the reason given to `onFallback`. Nothing here knows a
 // template: only what it renders.
 
+import { TemplateStoppedError } from "../errors";
 import { stablePrefixLayouts, type StablePrefixPlacement, type VolatileBlockName } from "./stable-prefix";
 import type { RequestMessage } from "./request-messages";
 
@@ -61,6 +62,9 @@ function attempt(render: (messages: readonly RequestMessage[]) => string, messag
   try {
     return { text: render(messages) };
   } catch (error) {
+    // A template the sandbox stopped would be stopped again in every other layout, each after
+    // the whole time limit: the request fails now, as it would in VS Code's order.
+    if (error instanceof TemplateStoppedError) throw error;
     return { error: error instanceof Error ? error.message : String(error) };
   }
 }

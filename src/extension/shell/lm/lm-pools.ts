@@ -13,7 +13,7 @@ import { FilePrefixStore } from "../../core/request-pool/file-prefix-store";
 import type { RequestTemplate } from "../../core/request-pool/request-messages";
 import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
 import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
-import { toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
+import { TOOL_CALL_MARKERS, toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
 import { prefixStoreKey } from "../../snapshots/prefix-key";
 import type { EngineLease, EngineRegistry } from "../engine-registry";
 import { engineSettingsOf } from "../panel-helpers";
@@ -130,13 +130,14 @@ export class ModelPools implements vscode.Disposable {
         const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
         const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText, modelName: engine.info.modelName });
         chat.probe();
+        const quotedMarkers = TOOL_CALL_MARKERS[toolCallFormatOf(engine.chatTemplate)];
         const onFallback = this.onceEach(`Chat provider: ${model.id}: stable prefix first not possible`);
         return {
           model,
           pool,
           tokenizer: engine.tokenizer,
           get template(): RequestTemplate {
-            return { chat, stablePrefixFirst: readProviderStablePrefixFirst(), onFallback };
+            return { chat, stablePrefixFirst: readProviderStablePrefixFirst(), onFallback, quotedMarkers };
           },
           toolFormat: toolCallFormatOf(engine.chatTemplate),
           modelName: engine.info.modelName,
