@@ -90,7 +90,9 @@ describe("ToolCallStream", () => {
 /**
  * A tokenizer shaped like Qwen2.5's where it matters: each marker is one added token (ids as in
  * Qwen2.5's vocabulary), every other character an ordinary token. Encoding without specials
- * spells a marker in ordinary tokens, as text quoted from a file reaches the model.
+ * spells a marker in ordinary tokens: a reply the model wrote in ordinary tokens. (llama.cpp
+ * itself matches Qwen2.5's added markers in any text; that a quote in the prompt is ordinary
+ * tokens is request-messages.ts's part, tested in quoted-markers.test.ts.)
  */
 function markerTokenizer(added: Readonly<Record<string, number>>): Tokenizer {
   const byId = new Map(Object.entries(added).map(([text, id]) => [id, text]));

@@ -5,8 +5,13 @@
 // Every backend hands the ids the model sampled: llama.cpp and Core ML directly, the engine
 // process over IPC, and the remote backend from the server's own ids (llama-server's, vLLM's
 // `token_ids`, SGLang's `output_ids`); where llama-server skips a token that splits a UTF-8
-// character, the ids it rebuilds come from encoding text without specials, so a rebuilt piece
-// is never a marker token: a call is at worst shown as text, never made from text.
+// character, the ids it rebuilds come from encoding that piece of text. llama.cpp matches added
+// tokens (Qwen2.5's `<tool_call>`) even without special-token parsing, so a rebuilt piece that
+// spelled a whole marker would become the marker; a piece rebuilt there is the few bytes around
+// one split character, so that needs a marker spelled across a split character.
+//
+// The prompt side is request-messages.ts's: markers quoted in content are spelled out
+// (quoted-markers.ts), so a quote is ordinary tokens for the model to echo.
 
 import type { Tokenizer } from "../engine";
 import { StreamDecoder } from "../stream-decoder";
