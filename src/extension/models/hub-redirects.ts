@@ -30,7 +30,19 @@ export async function fetchThroughHub(url: string, { headers, signal, pinnedSha2
   let linkedSize: number | undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const response = await fetchOnce(current, headers, signal);
-    if (![301, 302, 303, 307, 308].includes(response.status)) return { response, linkedSha256, linkedSize };
+    if (![301, 302, 303, 307, 308].includes(response.status)) {
+      // Served by the address asked, without a redirect (a mirror set in HF_ENDPOINT that
+      // serves files itself): its own X-Linked-Etag names the file as a hub redirect would.
+      // After a redirect, the CDN's headers are never read for it.
+      if (hop === 0) {
+        linkedSha256 = sha256FromLinkedEtag(response.headers);
+        if (pinnedSha256 && linkedSha256 && linkedSha256 !== pinnedSha256) {
+          await response.body?.cancel();
+          throw new PinnedChecksumConflictError(url, pinnedSha256, linkedSha256);
+        }
+      }
+      return { response, linkedSha256, linkedSize };
+    }
     linkedSha256 = sha256FromLinkedEtag(response.headers) ?? linkedSha256;
     if (pinnedSha256 && linkedSha256 && linkedSha256 !== pinnedSha256) {
       await response.body?.cancel();
