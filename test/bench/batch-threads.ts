@@ -1,4 +1,4 @@
-// `node --import tsx test/bench/batch-threads.ts [--tokens 1900] [--rounds 3] [--counts 1,2]`:
+// `node --import tsx test/bench/batch-threads.ts [--tokens 1000] [--rounds 3] [--counts 1,2]`:
 // prefill speed by batch thread count (issue 36 item 5), on the default model through llama.cpp
 // (SmolLM2-135M Q4_1), side by side in one run, counts alternated each round. Decode keeps one
 // thread where the binary can set batch threads apart (our build's setBatchThreads); on
@@ -11,7 +11,7 @@ import { LlamaKvState } from "../../src/extension/backends/llamacpp/llama-state"
 import { describeLlamaBuild, getLlamaRuntime } from "../../src/extension/backends/llamacpp/node-llama-cpp";
 import { defaultModelFile } from "../support/default-model";
 
-const { values } = parseArgs({ options: { tokens: { type: "string", default: "1900" }, rounds: { type: "string", default: "3" }, counts: { type: "string", default: "1,2" } } });
+const { values } = parseArgs({ options: { tokens: { type: "string", default: "1000" }, rounds: { type: "string", default: "3" }, counts: { type: "string", default: "1,2" } } });
 const promptTokens = Number(values.tokens);
 const rounds = Number(values.rounds);
 const counts = values.counts.split(",").map(Number);
@@ -43,10 +43,13 @@ async function main(): Promise<void> {
         const started = performance.now();
         for (let at = 0; at < prompt.length - 1; at += CHUNK) await probe.evaluate(prompt.slice(at, Math.min(prompt.length - 1, at + CHUNK)));
         let token = (await probe.evaluate(prompt.slice(-1), { temperature: 0 }))!;
-        (prefill[batchThreads] ??= []).push((prompt.length * 1000) / (performance.now() - started));
+        const prefillSpeed = (prompt.length * 1000) / (performance.now() - started);
         const decodeStart = performance.now();
         for (let i = 0; i < 32; i++) token = (await probe.evaluate([token], { temperature: 0 }))!;
-        (decode[batchThreads] ??= []).push((32 * 1000) / (performance.now() - decodeStart));
+        const decodeSpeed = (32 * 1000) / (performance.now() - decodeStart);
+        (prefill[batchThreads] ??= []).push(prefillSpeed);
+        (decode[batchThreads] ??= []).push(decodeSpeed);
+        console.log(`round ${round + 1}, batch threads ${batchThreads}: prefill ${prefillSpeed.toFixed(0)} tok/s, decode ${decodeSpeed.toFixed(1)} tok/s`);
       } finally {
         await probe.dispose();
       }
