@@ -9,27 +9,13 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { EngineCrashedError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
-import { EngineProcess, type WatchdogClock } from "../../src/extension/engine-host/engine-process";
+import { EngineProcess } from "../../src/extension/engine-host/engine-process";
 import { callDeadline, DEFAULT_LONG_CALL_MS, DEFAULT_STEP_MS, STEP_TOKENS, type EngineTraits } from "../../src/extension/engine-host/progress-deadline";
 import type { Request } from "../../src/extension/engine-host/protocol";
 import { ProxyKvState, type ProxyStateOwner } from "../../src/extension/engine-host/proxy-state";
 import { ByteTokenizer } from "../support/fake-engine";
+import { ManualClock } from "../support/manual-clock";
 
-class ManualClock implements WatchdogClock {
-  private time = 0;
-  private readonly ticks = new Set<() => void>();
-  now(): number {
-    return this.time;
-  }
-  every(_ms: number, tick: () => void): { stop(): void } {
-    this.ticks.add(tick);
-    return { stop: () => this.ticks.delete(tick) };
-  }
-  advance(ms: number): void {
-    this.time += ms;
-    for (const tick of [...this.ticks]) tick();
-  }
-}
 
 const HUNG = join(__dirname, "..", "support", "hung-native-engine-host.ts");
 const STEP = 10_000;

@@ -9,23 +9,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { it } from "node:test";
 import { EngineCrashedError } from "../../src/extension/core/errors";
-import { EngineProcess, type WatchdogClock } from "../../src/extension/engine-host/engine-process";
+import { EngineProcess } from "../../src/extension/engine-host/engine-process";
+import { ManualClock } from "../support/manual-clock";
 
-class ManualClock implements WatchdogClock {
-  private time = 0;
-  private readonly ticks = new Set<() => void>();
-  now(): number {
-    return this.time;
-  }
-  every(_ms: number, tick: () => void): { stop(): void } {
-    this.ticks.add(tick);
-    return { stop: () => this.ticks.delete(tick) };
-  }
-  advance(ms: number): void {
-    this.time += ms;
-    for (const tick of [...this.ticks]) tick();
-  }
-}
 
 const SILENT = join(__dirname, "..", "support", "silent-engine-host.ts");
 const STALL_MS = 60_000;
