@@ -1,4 +1,4 @@
-// `node --import tsx test/bench/batch-threads.ts [--tokens 1000] [--rounds 3] [--counts 1,2]`:
+// `node --import tsx test/bench/batch-threads.ts [--tokens 1000] [--rounds 3] [--counts 1,2] [--model GGUF --ctx N]`:
 // prefill speed by batch thread count (issue 36 item 5), on the default model through llama.cpp
 // (SmolLM2-135M Q4_1), side by side in one run, counts alternated each round. Decode keeps one
 // thread where the binary can set batch threads apart (our build's setBatchThreads); on
@@ -11,7 +11,16 @@ import { LlamaKvState } from "../../src/extension/backends/llamacpp/llama-state"
 import { describeLlamaBuild, getLlamaRuntime } from "../../src/extension/backends/llamacpp/node-llama-cpp";
 import { defaultModelFile } from "../support/default-model";
 
-const { values } = parseArgs({ options: { tokens: { type: "string", default: "1000" }, rounds: { type: "string", default: "3" }, counts: { type: "string", default: "1,2" } } });
+const { values } = parseArgs({
+  options: {
+    tokens: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "3" },
+    counts: { type: "string", default: "1,2" },
+    // Another GGUF (the 1.5B of issue 36's first Agent-mode request) and a context to hold the prompt.
+    model: { type: "string" },
+    ctx: { type: "string", default: "2048" },
+  },
+});
 const promptTokens = Number(values.tokens);
 const rounds = Number(values.rounds);
 const counts = values.counts.split(",").map(Number);
@@ -22,8 +31,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   const { llama } = await getLlamaRuntime("cpu");
-  const model = await llama.loadModel({ modelPath: defaultModelFile(), gpuLayers: 0 });
-  const text = "function add(a, b) { return a + b; } // adds two numbers and returns the sum\n".repeat(200);
+  const model = await llama.loadModel({ modelPath: values.model ?? defaultModelFile(), gpuLayers: 0 });
+  const line = "function add(a, b) { return a + b; } // adds two numbers and returns the sum\n";
+  const text = line.repeat(Math.ceil(promptTokens / 15));
   const prompt = (model.tokenize(text, false) as number[]).slice(0, promptTokens);
   console.log(`llama.cpp ${describeLlamaBuild(llama)}; prompt ${prompt.length} tokens in chunks of ${CHUNK}; ${rounds} rounds`);
   const prefill: Record<number, number[]> = {};
@@ -31,13 +41,13 @@ async function main(): Promise<void> {
   let apart = true;
   for (let round = 0; round < rounds; round++) {
     for (const batchThreads of counts) {
-      const state = await LlamaKvState.create(model, { contextSize: 2048, threads: DECODE_THREADS, batchThreads, batchSize: CHUNK }, () => undefined);
+      const state = await LlamaKvState.create(model, { contextSize: Number(values.ctx), threads: DECODE_THREADS, batchThreads, batchSize: CHUNK }, () => undefined);
       let probe: LlamaKvState | undefined = state;
       if (!state.batchThreadsApplied) {
         // The prebuilt binary: one count per context, so this row's context has batchThreads for both.
         apart = false;
         await state.dispose();
-        probe = await LlamaKvState.create(model, { contextSize: 2048, threads: batchThreads, batchSize: CHUNK }, () => undefined);
+        probe = await LlamaKvState.create(model, { contextSize: Number(values.ctx), threads: batchThreads, batchSize: CHUNK }, () => undefined);
       }
       try {
         const started = performance.now();
