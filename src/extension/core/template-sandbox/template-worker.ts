@@ -5,7 +5,7 @@
 
 import { Template } from "@huggingface/jinja";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { installAllocationGuards, installBoundedRange, installSizeGuard } from "./render-guards";
+import { installRenderGuards } from "./render-guards";
 import { TemplateLimitError } from "./sandbox-limits";
 import { SIGNAL_ANSWERED, SIGNAL_READY, type SandboxReply, type SandboxRequest, type SandboxWorkerData } from "./sandbox-protocol";
 
@@ -14,9 +14,7 @@ const KEEP_PARSED = 8;
 const data = workerData as SandboxWorkerData & { readonly port: MessagePort };
 const signal = new Int32Array(data.signal);
 const parsed = new Map<string, Template>();
-installBoundedRange(data.limits.maxRangeLength);
-installSizeGuard(data.limits);
-installAllocationGuards(data.limits);
+installRenderGuards(data.limits);
 
 function templateOf(source: string): Template {
   let template = parsed.get(source);

@@ -130,7 +130,8 @@ export class ModelPools implements vscode.Disposable {
         const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
         const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText, modelName: engine.info.modelName });
         chat.probe();
-        const quotedMarkers = TOOL_CALL_MARKERS[toolCallFormatOf(engine.chatTemplate)];
+        const toolFormat = toolCallFormatOf(engine.chatTemplate);
+        const quotedMarkers = TOOL_CALL_MARKERS[toolFormat];
         const onFallback = this.onceEach(`Chat provider: ${model.id}: stable prefix first not possible`);
         return {
           model,
@@ -139,7 +140,7 @@ export class ModelPools implements vscode.Disposable {
           get template(): RequestTemplate {
             return { chat, stablePrefixFirst: readProviderStablePrefixFirst(), onFallback, quotedMarkers };
           },
-          toolFormat: toolCallFormatOf(engine.chatTemplate),
+          toolFormat,
           modelName: engine.info.modelName,
         };
       })(),
