@@ -7,19 +7,19 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { FeatureHosts } from "./activation/feature-hosts";
 import { registerApplyCommands } from "./shell/apply/apply-commands";
-import { registerChatCommands } from "./shell/chat-commands";
-import { registerChatView } from "./shell/chat-view";
-import { registerSetupModel } from "./shell/setup-model";
-import { ChatStatusBar } from "./shell/status-bar";
+import { registerChatCommands } from "./shell/chat/chat-commands";
+import { registerChatView } from "./shell/chat/chat-view";
+import { registerSetupModel } from "./shell/models/setup-model";
+import { ChatStatusBar } from "./shell/chat/status-bar";
 import { registerContextCommands } from "./shell/context/context-commands";
-import { EngineRegistry } from "./shell/engine-registry";
-import { registerServerSecretCommands, ServerSecrets } from "./shell/server-secrets";
+import { EngineRegistry } from "./shell/engines/engine-registry";
+import { registerServerSecretCommands, ServerSecrets } from "./shell/settings/server-secrets";
 import { registerLanguageModelFeatures } from "./shell/lm/register-lm";
-import { registerModelCommands } from "./shell/model-commands";
-import { PanelManager } from "./shell/panel-manager";
-import { createTestingApi, type TestingApi } from "./shell/testing-api";
-import { TranscriptStore } from "./shell/transcript-store";
-import { readHistoryMaxConversations, registerSettings } from "./shell/settings";
+import { registerModelCommands } from "./shell/models/model-commands";
+import { PanelManager } from "./shell/chat/panel-manager";
+import { createTestingApi, type TestingApi } from "./shell/testing/testing-api";
+import { TranscriptStore } from "./chats/transcript-store";
+import { readHistoryMaxConversations, registerSettings } from "./shell/settings/settings";
 
 export interface StatefulChatApi {
   /** Only while VS Code runs the extension's tests (ExtensionMode.Test): what the integration suites drive. */

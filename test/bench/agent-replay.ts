@@ -2,7 +2,7 @@
 // provider's path and on llama-server, first token per request. The recording is
 // agent-requests.ts's (requests.jsonl: each request's rendered token ids), so both sides get
 // the same tokens and neither renders a template: ours through an engine process and a
-// SessionPool with the on-disk prefix store (as lm-pools.ts wires it), the peer through
+// RequestPool with the on-disk prefix store (as lm-pools.ts wires it), the peer through
 // `/completion` with the token ids, `cache_prompt` and `--cache-ram`. Each side generates its own
 // reply (greedy, --max-tokens); the next request is the recorded one either way.
 //
@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
-import { SessionPool } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool } from "../../src/extension/core/request-pool/request-pool";
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { ensureLlamaServer } from "../../src/tools/peer-bench/llama-server-binary";
 import { LlamaServerProcess } from "../../src/tools/peer-bench/llama-server-process";
@@ -97,7 +97,7 @@ async function replayOurs(args: Args, runs: ReadonlyArray<readonly (Replayed & {
       const engine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: args.context, threads: args.threads });
       // The layout lm-pools.ts gives a model's folder: parked sessions in it, prefixes under it.
       const store = new FilePrefixStore({ dir: join(folder, "prefixes"), key: (await prefixStoreKey(engine.info))! });
-      const pool = new SessionPool(engine, { size: 2, snapshotDir: folder, prefixStore: store });
+      const pool = new RequestPool(engine, { size: 2, snapshotDir: folder, prefixStore: store });
       try {
         for (const request of requests) {
           const started = performance.now();

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine } from "../../src/extension/core/engine";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { defaultModelFile } from "../support/default-model";
@@ -29,7 +29,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const PROMPT = "Write a long story about a compiler that learns to cache.";
 
 async function decodeSpeed(engine: Engine): Promise<number> {
-  const chat = await ChatSession.create(engine, { turn: { maxTokens: 160 } });
+  const chat = await Conversation.create(engine, { turn: { maxTokens: 160 } });
   const stats = await chat.send({ text: PROMPT });
   await chat.dispose();
   return stats.decodeTokensPerSec;
@@ -61,10 +61,10 @@ async function memory(request: Parameters<typeof startProxyEngine>[0]): Promise<
   const proxy = await startProxyEngine(request);
   const loaded = residentMiB(proxy.pid);
   const hostSide = residentMiB(process.pid) - before;
-  const chats: ChatSession[] = [];
+  const chats: Conversation[] = [];
   const withChats: number[] = [];
   for (let i = 0; i < 2; i++) {
-    const chat = await ChatSession.create(proxy, { turn: { maxTokens: 32 } });
+    const chat = await Conversation.create(proxy, { turn: { maxTokens: 32 } });
     await chat.send({ text: PROMPT });
     chats.push(chat);
     withChats.push(residentMiB(proxy.pid));
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "snapshot-bench-"));
   try {
     const store = new SnapshotStore(root);
-    const chat = await ChatSession.create(proxy, { turn: { maxTokens: 128 } });
+    const chat = await Conversation.create(proxy, { turn: { maxTokens: 128 } });
     const messages = [];
     for (let i = 0; i < 12; i++) {
       const text = `Question ${i + 1}: explain one more idea about caching in compilers.`;
@@ -115,15 +115,15 @@ async function main(): Promise<void> {
     await chat.dispose();
     const ttft = { snapshot: [] as number[], reprefill: [] as number[], load: [] as number[] };
     for (let i = 0; i < runs; i++) {
-      const resumed = await ChatSession.create(proxy, { turn: { maxTokens: 8 } });
+      const resumed = await Conversation.create(proxy, { turn: { maxTokens: 8 } });
       const started = performance.now();
       const outcome = await store.restore("bench", resumed, messages);
       ttft.load.push(Math.round(performance.now() - started));
       if (outcome.kind !== "snapshot") throw new Error(`snapshot not used: ${JSON.stringify(outcome)}`);
       ttft.snapshot.push((await resumed.send({ text: "And one more." })).ttftMs);
       await resumed.dispose();
-      const replayed = await ChatSession.create(proxy, { turn: { maxTokens: 8 } });
-      await replayed.resume(conversation);
+      const replayed = await Conversation.create(proxy, { turn: { maxTokens: 8 } });
+      await replayed.restoreFromSnapshot(conversation);
       ttft.reprefill.push((await replayed.send({ text: "And one more." })).ttftMs);
       await replayed.dispose();
     }

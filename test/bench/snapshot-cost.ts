@@ -2,7 +2,7 @@
 // what a whole-file KV snapshot rewrite costs per turn (a chat panel saves its whole cache
 // after every completed turn), on the default model through llama.cpp (SmolLM2-135M Q4_1).
 //
-// - Product path (`store`): a ChatSession on LlamaEngine (8k context) filled to about N
+// - Product path (`store`): a Conversation on LlamaEngine (8k context) filled to about N
 //   tokens, then per turn a short question and a reply followed by SnapshotStore.save (the
 //   sequence state file, the description with the conversation, renames, the disk budget).
 //   Only below the model's training context (LlamaEngine caps the context there: 8,192).
@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
 import { LlamaKvState } from "../../src/extension/backends/llamacpp/llama-state";
 import { getLlamaRuntime } from "../../src/extension/backends/llamacpp/node-llama-cpp";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { defaultModelFile } from "../support/default-model";
 
@@ -78,7 +78,7 @@ function report(row: Row): void {
 async function storePath(target: number, root: string): Promise<Row> {
   const engine = await LlamaEngine.load({ modelPath: defaultModelFile(), contextSize: STORE_CONTEXT, threads });
   const store = new SnapshotStore(join(root, `store-${target}`));
-  const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 } });
+  const chat = await Conversation.create(engine, { turn: { maxTokens: 16 } });
   const fill = engine.tokenizer.encode(FILLER, { specials: false }).length;
   const room = turns * (TURN_TOKENS + 48);
   const filling = performance.now();

@@ -13,7 +13,7 @@ import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { loadEngine } from "../../src/extension/backends/load-engine";
-import { DEFAULT_TURN_OPTIONS } from "../../src/extension/core/chat-session";
+import { DEFAULT_TURN_OPTIONS } from "../../src/extension/core/conversation";
 import type { Engine } from "../../src/extension/core/engine";
 import type { SpeculativeMode } from "../../src/extension/core/speculation/modes";
 import { OurChat } from "../../src/tools/peer-bench/our-chat";

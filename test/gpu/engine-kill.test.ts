@@ -7,7 +7,7 @@
 import "./llvmpipe";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { defaultModelFile } from "../support/default-model";
@@ -49,7 +49,7 @@ describe("random operations with an engine SIGKILL, the model on Vulkan (llvmpip
           else if (error.code === "engine_crashed") crashes++;
         },
       );
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 2, systemPrompt: "" }, prefillChunk: 16 });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 2, systemPrompt: "" }, prefillChunk: 16 });
     const state = engine.states.at(-1)!;
     const inFlight: Promise<unknown>[] = [];
     let kills = 0;

@@ -15,7 +15,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine, KvState } from "../../src/extension/core/engine";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
@@ -94,9 +94,9 @@ describe("invariants on Vulkan (llvmpipe), the default model fully offloaded", (
       return;
     }
     const engine = new InstrumentedEngine(gpu);
-    const plain = await ChatSession.create(engine, { turn: TURN });
+    const plain = await Conversation.create(engine, { turn: TURN });
     const speculative = new InstrumentedEngine(new SpeculativeEngine(gpu, { mode: "lookup", verifyCost: CHEAP }));
-    const chat = await ChatSession.create(speculative, { turn: TURN });
+    const chat = await Conversation.create(speculative, { turn: TURN });
     let drafted = 0;
     try {
       for (const text of MESSAGES) {

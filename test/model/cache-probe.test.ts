@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
 import type { LlamaKvState } from "../../src/extension/backends/llamacpp/llama-state";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { KvState } from "../../src/extension/core/engine";
 import { cacheDiffersFromFreshPrefill, computesExactly } from "../support/cache-agreement";
 import { defaultModelFile } from "../support/default-model";
@@ -36,8 +36,8 @@ describe("the cache probe sees a cache that came apart from its ledger (llama.cp
     await engine?.dispose();
   });
 
-  async function chatWithOneTurn(): Promise<{ chat: ChatSession; state: LlamaKvState }> {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 6 }, prefillChunk: 16 });
+  async function chatWithOneTurn(): Promise<{ chat: Conversation; state: LlamaKvState }> {
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 6 }, prefillChunk: 16 });
     const state = engine.states.at(-1)!.inner as LlamaKvState;
     await chat.send({ text: "Name a color." });
     return { chat, state };

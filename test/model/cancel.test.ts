@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { CancelledError } from "../../src/extension/core/errors";
 import { defaultModelFile } from "../support/default-model";
 import { InstrumentedEngine } from "../support/instrumented-engine";
@@ -20,7 +20,7 @@ describe("cancel on the default model", () => {
   });
 
   it("stop during generation ends within one token; the transcript shows exactly the cached reply", async () => {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 200 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 200 } });
     let streamed = "";
     let pieces = 0;
     const stats = await chat.send(
@@ -43,7 +43,7 @@ describe("cancel on the default model", () => {
   });
 
   it("stop during prefill ends within one chunk and rolls the message back", async () => {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 }, prefillChunk: 64 });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 16 }, prefillChunk: 64 });
     const first = await chat.send({ text: "Hello" });
     const state = engine.states.at(-1)!;
     const callsBefore = state.calls.length;

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { EngineCrashedError, StatefulChatError } from "../../src/extension/core/errors";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { defaultModelFile } from "../support/default-model";
@@ -40,12 +40,12 @@ describe("engine process crash recovery (default model)", () => {
   });
 
   it("SIGKILL mid-reply: engine_crashed, ledger intact, next turn re-prefills and continues exactly", async () => {
-    const reference = await ChatSession.create(engine, { turn: TURN });
+    const reference = await Conversation.create(engine, { turn: TURN });
     await reference.send({ text: FACT });
     const expected = await reference.send({ text: QUESTION });
     await reference.dispose();
 
-    const chat = await ChatSession.create(engine, { turn: TURN });
+    const chat = await Conversation.create(engine, { turn: TURN });
     await chat.send({ text: FACT });
     const ledgerBefore = [...chat.ledger];
     const firstPid = proxy.pid;
@@ -84,7 +84,7 @@ describe("engine process crash loop", () => {
       { guard: { maxCrashes: 3, baseDelayMs: 50 } },
     );
     try {
-      const chat = await ChatSession.create(proxy, { turn: { maxTokens: 16 } });
+      const chat = await Conversation.create(proxy, { turn: { maxTokens: 16 } });
       const errors: StatefulChatError[] = [];
       for (let i = 0; i < 10; i++) {
         const seen = { text: "" } as { text: string; killed?: number };

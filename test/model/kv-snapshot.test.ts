@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import type { TurnStats } from "../../src/extension/core/stats";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
@@ -49,7 +49,7 @@ describe("KV snapshots (default model, engine process)", () => {
     root = mkdtempSync(join(tmpdir(), "kv-snapshots-"));
     store = new SnapshotStore(root);
     const engine = await load(2048);
-    const chat = await ChatSession.create(engine, { turn: TURN });
+    const chat = await Conversation.create(engine, { turn: TURN });
     for (const text of QUESTIONS) {
       const stats = await chat.send({ text });
       messages.push({ role: "user", content: text }, { role: "assistant", content: stats.reply });
@@ -110,7 +110,7 @@ describe("KV snapshots (default model, engine process)", () => {
 
     it("resumes from the snapshot: only the new turn is prefilled, and the reply is the never-reloaded one", async () => {
       const spoiled = copyAs("chat-b");
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       const outcome = await store.restore("chat-a", chat, messages);
       assert.deepEqual(outcome, { kind: "snapshot", tokens: savedPosition });
       // The cache file and its deltas together: the engine's own count is the ledger.
@@ -131,7 +131,7 @@ describe("KV snapshots (default model, engine process)", () => {
       const meta = JSON.parse(readFileSync(files.meta, "utf8"));
       meta.model.headerSha256 = "0".repeat(64);
       writeFileSync(files.meta, JSON.stringify(meta));
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       const outcome = await store.restore("other-model", chat, messages);
       assert.equal(outcome.kind, "none");
       // The refusal names what differed (here the header's hash), so a surprise explains itself.
@@ -144,7 +144,7 @@ describe("KV snapshots (default model, engine process)", () => {
 
     it("refuses and deletes a snapshot whose conversation differs from the transcript", async () => {
       const files = copyAs("other-ledger");
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       const changed = messages.map((m, i) => (i === 3 ? { ...m, content: `${m.content} (edited)` } : m));
       assert.deepEqual(await store.restore("other-ledger", chat, changed), { kind: "none", reason: "the transcript's conversation differs" });
       assert.ok(!existsSync(files.meta) && !existsSync(files.cache));
@@ -156,7 +156,7 @@ describe("KV snapshots (default model, engine process)", () => {
       const meta = JSON.parse(readFileSync(files.meta, "utf8"));
       meta.conversation.prompt.segments[1].tokens[0] += 1;
       writeFileSync(files.meta, JSON.stringify(meta));
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       assert.deepEqual(await store.restore("tampered", chat, messages), { kind: "none", reason: "unreadable snapshot description" });
       assert.ok(!existsSync(files.meta) && !existsSync(files.cache));
       await chat.dispose();
@@ -165,7 +165,7 @@ describe("KV snapshots (default model, engine process)", () => {
     it("refuses a truncated cache file, and one whose description was made to match it", async () => {
       const files = copyAs("truncated");
       truncateSync(files.cache, Math.floor(statSync(files.cache).size / 2));
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       const outcome = await store.restore("truncated", chat, messages);
       assert.equal(outcome.kind, "none");
       assert.match(outcome.kind === "none" ? outcome.reason : "", /truncated/);
@@ -186,14 +186,14 @@ describe("KV snapshots (default model, engine process)", () => {
       await chat.dispose();
 
       // The refused file left nothing behind: the same as resuming the conversation without any cache.
-      const reference = await ChatSession.create(engine, { turn: TURN });
-      await reference.resume(JSON.parse(readFileSync(join(root, "chat-a.json"), "utf8")).conversation);
+      const reference = await Conversation.create(engine, { turn: TURN });
+      await reference.restoreFromSnapshot(JSON.parse(readFileSync(join(root, "chat-a.json"), "utf8")).conversation);
       assert.equal(stats.reply, (await reference.send({ text: NEXT })).reply);
       await reference.dispose();
     });
 
     /** A snapshot whose files pass the store's checks but not the engine's: the conversation is kept and re-prefilled, the files deleted. Disposes `chat`. */
-    async function refusedByTheEngine(id: string, chat: ChatSession, files: { cache: string; deltas: readonly string[] }) {
+    async function refusedByTheEngine(id: string, chat: Conversation, files: { cache: string; deltas: readonly string[] }) {
       assert.equal((await store.restore(id, chat, messages)).kind, "conversation");
       assert.ok(!existsSync(files.cache) && files.deltas.every((d) => !existsSync(d)), "its files deleted");
       const stats = await chat.send({ text: NEXT });
@@ -206,7 +206,7 @@ describe("KV snapshots (default model, engine process)", () => {
       const files = copyAs("delta-cut");
       const last = files.deltas.at(-1)!;
       truncateSync(last, Math.floor(statSync(last).size / 2));
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       const outcome = await store.restore("delta-cut", chat, messages);
       assert.equal(outcome.kind, "none");
       assert.match(outcome.kind === "none" ? outcome.reason : "", /^delta \S+ is \d+ bytes, expected \d+ \(truncated\)$/);
@@ -236,7 +236,7 @@ describe("KV snapshots (default model, engine process)", () => {
       assert.equal(bytes.readInt32LE(firstCell), from, "the first cell holds the delta's first position");
       bytes.writeInt32LE(from + 1, firstCell); // two cells at from + 1, none at from: the last position is still right
       writeFileSync(last, bytes);
-      await refusedByTheEngine("delta-dup", await ChatSession.create(engine, { turn: TURN }), files);
+      await refusedByTheEngine("delta-dup", await Conversation.create(engine, { turn: TURN }), files);
     });
   });
 
@@ -244,7 +244,7 @@ describe("KV snapshots (default model, engine process)", () => {
     const files = copyAs("other-context");
     const engine = await load(1024);
     try {
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       assert.deepEqual(await store.restore("other-context", chat, messages), { kind: "none", reason: "made for context size 2048, not 1024" });
       assert.ok(!existsSync(files.meta) && !existsSync(files.cache));
       await chat.dispose();
@@ -260,7 +260,7 @@ describe("KV snapshots (default model, engine process)", () => {
     const engine = await load(2048);
     try {
       const small = new SnapshotStore(root, () => Math.floor(bytes * 1.5));
-      const chat = await ChatSession.create(engine, { turn: TURN });
+      const chat = await Conversation.create(engine, { turn: TURN });
       await chat.send({ text: "Hi" });
       assert.ok(await small.save("newest", chat));
       assert.ok(existsSync(join(root, "newest.kv")), "the snapshot just saved stays");

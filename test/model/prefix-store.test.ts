@@ -12,7 +12,7 @@ import { ChatTemplate } from "../../src/extension/core/chat-template";
 import type { Engine } from "../../src/extension/core/engine";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { commonTokenPrefix } from "../../src/extension/core/request-pool/token-prefix";
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { defaultModelFile } from "../support/default-model";
@@ -35,7 +35,7 @@ interface Served {
   readonly ttftMs: number;
 }
 
-async function serve(engine: Engine, pool: SessionPool, question: string): Promise<Served> {
+async function serve(engine: Engine, pool: RequestPool, question: string): Promise<Served> {
   const template = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText });
   const messages: RequestMessage[] = [{ role: "system", content: INSTRUCTIONS }, { role: "user", content: question }];
   const { tokens } = renderRequest(template, engine.tokenizer, messages);
@@ -57,7 +57,7 @@ describe("prefix store (default model, engine process)", () => {
     dir = mkdtempSync(join(tmpdir(), "prefix-store-model-"));
     const engine = await load();
     const store = new FilePrefixStore({ dir, key: (await prefixStoreKey(engine.info))! });
-    const pool = new SessionPool(engine, { size: 1, prefixStore: store });
+    const pool = new RequestPool(engine, { size: 1, prefixStore: store });
     try {
       a = await serve(engine, pool, "What does tool_3 do?");
     } finally {
@@ -76,12 +76,12 @@ describe("prefix store (default model, engine process)", () => {
     const engine = await load(); // The restart: a new engine process, a new pool and store on the same folder.
     try {
       const store = new FilePrefixStore({ dir, key: (await prefixStoreKey(engine.info))! });
-      const pool = new SessionPool(engine, { size: 1, prefixStore: store });
+      const pool = new RequestPool(engine, { size: 1, prefixStore: store });
       const b = await serve(engine, pool, "Which tool runs a command?");
       await pool.dispose();
       store.dispose();
 
-      const plain = new SessionPool(engine, { size: 1 });
+      const plain = new RequestPool(engine, { size: 1 });
       const reference = await serve(engine, plain, "Which tool runs a command?");
       await plain.dispose();
 
@@ -117,7 +117,7 @@ describe("stable prefix in the store (default model, engine process; issue 36 it
   let third: Served & { stable: number };
   let reference: Served & { stable: number };
 
-  async function ask(engine: Engine, pool: SessionPool, conversation: string, question: string): Promise<Served & { stable: number }> {
+  async function ask(engine: Engine, pool: RequestPool, conversation: string, question: string): Promise<Served & { stable: number }> {
     const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText });
     const messages: RequestMessage[] = [{ role: "system", content: `${INSTRUCTIONS}\n${variables(conversation)}` }, { role: "user", content: question }];
     const rendered = renderRequest({ chat, stablePrefixFirst: true }, engine.tokenizer, messages);
@@ -138,7 +138,7 @@ describe("stable prefix in the store (default model, engine process; issue 36 it
     let engine = await load();
     try {
       const store = new FilePrefixStore({ dir, key: (await prefixStoreKey(engine.info))! });
-      const pool = new SessionPool(engine, { size: 1, prefixStore: store });
+      const pool = new RequestPool(engine, { size: 1, prefixStore: store });
       first = await ask(engine, pool, "c1", "What does tool_3 do?");
       second = await ask(engine, pool, "c2", "Which tool runs a command?");
       await pool.dispose();
@@ -149,11 +149,11 @@ describe("stable prefix in the store (default model, engine process; issue 36 it
     engine = await load();
     try {
       const store = new FilePrefixStore({ dir, key: (await prefixStoreKey(engine.info))! });
-      const pool = new SessionPool(engine, { size: 1, prefixStore: store });
+      const pool = new RequestPool(engine, { size: 1, prefixStore: store });
       third = await ask(engine, pool, "c3", "Which tool searches?");
       await pool.dispose();
       store.dispose();
-      const plain = new SessionPool(engine, { size: 1 });
+      const plain = new RequestPool(engine, { size: 1 });
       reference = await ask(engine, plain, "c3", "Which tool searches?");
       await plain.dispose();
     } finally {

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { defaultModelFile } from "../support/default-model";
@@ -39,7 +39,7 @@ describe("serialized session queue through the engine process, with kills", () =
   });
 
   /** After a kill the cache is empty until the next turn re-prefills it: run one, then compare. */
-  async function assertLedgerEqualsCache(chat: ChatSession, state: InstrumentedState): Promise<void> {
+  async function assertLedgerEqualsCache(chat: Conversation, state: InstrumentedState): Promise<void> {
     await chat.whenIdle();
     if ((await chat.probeCache()).resyncPending) await chat.send({ text: "ok" });
     const check = await chat.probeCache();
@@ -64,7 +64,7 @@ describe("serialized session queue through the engine process, with kills", () =
         else if (error.code === "engine_crashed") crashes.push(error.message);
       });
     const options = () => ({ turn: { maxTokens: 1 + Math.floor(random() * 6), margin: 48 }, prefillChunk: 16 });
-    let chat = await ChatSession.create(engine, options());
+    let chat = await Conversation.create(engine, options());
     // The chat's own state (the last one made when it was created), not whichever came last.
     let chatState = engine.states.at(-1)!;
     const inFlight: Promise<unknown>[] = [];
@@ -104,7 +104,7 @@ describe("serialized session queue through the engine process, with kills", () =
         case "dispose":
           inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
           await chat.dispose();
-          chat = await ChatSession.create(engine, options());
+          chat = await Conversation.create(engine, options());
           chatState = engine.states.at(-1)!;
           break;
         case "kill": {

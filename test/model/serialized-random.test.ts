@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import { defaultModelFile } from "../support/default-model";
 import { cacheDiffersFromFreshPrefill, CacheProbeTally } from "../support/cache-agreement";
@@ -32,7 +32,7 @@ describe("serialized session queue under random operations", () => {
   });
 
   /** The engine's own count, then the logits at the last position against a fresh prefill (the chat idle). */
-  async function assertLedgerEqualsCache(chat: ChatSession, state: InstrumentedState): Promise<void> {
+  async function assertLedgerEqualsCache(chat: Conversation, state: InstrumentedState): Promise<void> {
     await chat.whenIdle();
     const check = await chat.probeCache();
     assert.ok(check.probe, "llama.cpp answers the probe");
@@ -57,7 +57,7 @@ describe("serialized session queue under random operations", () => {
         turn: { maxTokens: 1 + Math.floor(random() * 6), overflow: random() < 0.5 ? ("summarize" as const) : ("truncate" as const), margin: 48 },
         prefillChunk: 16,
       });
-      let chat = await ChatSession.create(engine, options());
+      let chat = await Conversation.create(engine, options());
       // The chat's own state (the last one made when it was created), not whichever came last.
       let chatState = engine.states.at(-1)!;
       const inFlight: Promise<unknown>[] = [];
@@ -92,7 +92,7 @@ describe("serialized session queue under random operations", () => {
           case "dispose": {
             inFlight.push(settle(chat.send({ text: pick(MESSAGES) })));
             await chat.dispose();
-            chat = await ChatSession.create(engine, options());
+            chat = await Conversation.create(engine, options());
             chatState = engine.states.at(-1)!;
             break;
           }

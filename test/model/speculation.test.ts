@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine } from "../../src/extension/core/engine";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import type { TurnStats } from "../../src/extension/core/stats";
@@ -37,8 +37,8 @@ function script(): Array<{ text: string; context?: string }> {
   }));
 }
 
-async function converse(engine: Engine, check?: (chat: ChatSession, turn: number) => Promise<void>): Promise<TurnStats[]> {
-  const chat = await ChatSession.create(engine, { turn: TURN });
+async function converse(engine: Engine, check?: (chat: Conversation, turn: number) => Promise<void>): Promise<TurnStats[]> {
+  const chat = await Conversation.create(engine, { turn: TURN });
   const stats: TurnStats[] = [];
   try {
     for (const [i, message] of script().entries()) {
@@ -91,7 +91,7 @@ describe("speculative decoding across template rewinds", () => {
       if (!(await ourLlamaBuildLoaded())) return skipWithoutOurBuild(t, "needs our llama.cpp build (batch and single-token kernels differ in the prebuilt one)");
       const messages = script().slice(0, 6);
       const run = async (engine: Engine) => {
-        const chat = await ChatSession.create(engine, { turn: TURN });
+        const chat = await Conversation.create(engine, { turn: TURN });
         const stats: TurnStats[] = [];
         for (const message of messages) stats.push(await chat.send(message));
         return { chat, stats };
@@ -131,7 +131,7 @@ describe("speculative decoding in the engine process", () => {
   const SECOND = { text: "Now repeat the perimeter function exactly." };
 
   it("reports drafted and accepted tokens through the engine process", async () => {
-    const chat = await ChatSession.create(engine, { turn: TURN });
+    const chat = await Conversation.create(engine, { turn: TURN });
     const stats = await chat.send(FIRST);
     await chat.dispose();
     assert.ok(stats.speculation && stats.speculation.drafted > 0, JSON.stringify(stats.speculation));
@@ -139,12 +139,12 @@ describe("speculative decoding in the engine process", () => {
   });
 
   it("SIGKILL mid speculative reply: nothing lost, the next turn equals a chat that never crashed", async () => {
-    const reference = await ChatSession.create(engine, { turn: TURN });
+    const reference = await Conversation.create(engine, { turn: TURN });
     await reference.send(FIRST);
     const expected = await reference.send(SECOND);
     await reference.dispose();
 
-    const chat = await ChatSession.create(engine, { turn: TURN });
+    const chat = await Conversation.create(engine, { turn: TURN });
     await chat.send(FIRST);
     const before = [...chat.ledger];
     let chunks = 0;
@@ -166,7 +166,7 @@ describe("speculative decoding in the engine process", () => {
   });
 
   it("a KV snapshot restores the cache and the lookup index: the next reply drafts from the restored tokens", async () => {
-    const original = await ChatSession.create(engine, { turn: TURN });
+    const original = await Conversation.create(engine, { turn: TURN });
     await original.send(FIRST);
     const path = join(scratch, "chat.kv");
     const saved = await original.saveSnapshot(async (conversation, writeCache) => ({ conversation, bytes: await writeCache(path) }));
@@ -174,8 +174,8 @@ describe("speculative decoding in the engine process", () => {
     const expected = await original.send(SECOND);
     await original.dispose();
 
-    const restored = await ChatSession.create(engine, { turn: TURN });
-    assert.equal(await restored.resume(saved.conversation, path), true, "the snapshot was adopted");
+    const restored = await Conversation.create(engine, { turn: TURN });
+    assert.equal(await restored.restoreFromSnapshot(saved.conversation, path), true, "the snapshot was adopted");
     const answer = await restored.send(SECOND);
     assert.equal(answer.reply, expected.reply);
     assert.equal(answer.resumed?.from, "snapshot");

@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import type { KvState } from "../../src/extension/core/engine";
 import { ConcurrentAccessError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
-import type { NativeSession, SimulatedModelSpec } from "../../src/extension/backends/coreml/addon";
+import type { NativeState, SimulatedModelSpec } from "../../src/extension/backends/coreml/addon";
 import { CoreMLState } from "../../src/extension/backends/coreml/coreml-state";
 import { loadCoreMLEngine } from "../../src/extension/backends/coreml/index";
 import { SnapshotMismatchError } from "../../src/extension/backends/coreml/native-errors";
@@ -23,7 +23,7 @@ after(() => rmSync(folder, { recursive: true, force: true }));
 const greedy = { temperature: 0 };
 const spec: SimulatedModelSpec = { capacity: 64, vocabSize: 97, queryLengths: [1, 8] };
 
-async function continueGreedy(session: NativeSession, first: number, steps: number): Promise<number[]> {
+async function continueGreedy(session: NativeState, first: number, steps: number): Promise<number[]> {
   const produced: number[] = [];
   let next = first;
   for (let step = 0; step < steps; step++) {

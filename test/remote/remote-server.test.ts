@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { RemoteEngine, withServerStatus } from "../../src/extension/backends/remote/remote-engine";
 import type { ServerStatus } from "../../src/extension/backends/remote/status";
 import type { RemoteKvState } from "../../src/extension/backends/remote/remote-state";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine, KvState } from "../../src/extension/core/engine";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import type { TurnStats } from "../../src/extension/core/stats";
@@ -83,7 +83,7 @@ describe("remote backend on llama-server -np 4 (default model)", () => {
     const remote = await RemoteEngine.connect({ server: { url: server.url }, modelPath: defaultModelFile(), contextSize: 2048 });
     const { engine, states } = recordingStates(remote);
     try {
-      const chats = [await ChatSession.create(engine, { turn: { maxTokens: 16 } }), await ChatSession.create(engine, { turn: { maxTokens: 16 } })];
+      const chats = [await Conversation.create(engine, { turn: { maxTokens: 16 } }), await Conversation.create(engine, { turn: { maxTokens: 16 } })];
       const questions = [["What is a Python list?", "How do I sort it?", "And reverse it?"], ["What is a JavaScript array?", "How do I map over it?", "And filter it?"]];
       const stats = await Promise.all(
         chats.map(async (chat, c) => {
@@ -108,7 +108,7 @@ describe("remote backend on llama-server -np 4 (default model)", () => {
     const proxy = await startProxyEngine({ modelPath: defaultModelFile(), backend: "remote", contextSize: 2048, server: { url: server.url, kind: "llama-server" } });
     try {
       assert.equal(proxy.info.backend, "remote");
-      const chat = await ChatSession.create(proxy, { turn: { maxTokens: 16 } });
+      const chat = await Conversation.create(proxy, { turn: { maxTokens: 16 } });
       const first = await chat.send({ text: "Hello!" });
       const second = await chat.send({ text: "What is 2 + 2?" });
       assert.equal(second.serverCached, first.position);
@@ -122,7 +122,7 @@ describe("remote backend on llama-server -np 4 (default model)", () => {
     const remote = await RemoteEngine.connect({ server: { url: server.url }, modelPath: defaultModelFile(), contextSize: 2048 });
     const { engine, states } = recordingStates(remote);
     try {
-      const chat = await ChatSession.create(engine, { turn: { maxTokens: 48 } });
+      const chat = await Conversation.create(engine, { turn: { maxTokens: 48 } });
       await chat.send({ text: "My name is Ada and my favourite number is 42." });
       const ledgerBefore = [...chat.ledger];
       const slot = (states[0] as RemoteKvState).pinnedSlot;
@@ -172,7 +172,7 @@ describe("remote backend on a full llama-server (-np 1)", () => {
       const statuses: ServerStatus[][] = [[], []];
       // The first reply is long (64 tokens, about a second here even when the machine is idle),
       // and the second message is sent once it streams: it must wait for the only slot.
-      const chats = await Promise.all([64, 16].map((maxTokens, i) => ChatSession.create(withServerStatus(engine, (s) => statuses[i].push(s)), { turn: { maxTokens } })));
+      const chats = await Promise.all([64, 16].map((maxTokens, i) => Conversation.create(withServerStatus(engine, (s) => statuses[i].push(s)), { turn: { maxTokens } })));
       let streaming!: () => void;
       const started = new Promise<void>((resolve) => (streaming = resolve));
       const first = chats[0].send({ text: "Write a long poem about the sea, with many verses." }, { onText: () => streaming() });

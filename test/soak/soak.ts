@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { StatefulChatError } from "../../src/extension/core/errors";
 import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
-import { conversationOf } from "../../src/extension/shell/conversation-of";
-import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { conversationOf } from "../../src/extension/chats/conversation-of";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/chats/transcript-store";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 import { defaultModelFile } from "../support/default-model";
@@ -106,8 +106,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
   let lost = 0;
   const restores = { snapshot: 0, conversation: 0 };
   const turnOptions = () => ({ maxTokens: 1 + Math.floor(random() * 6), margin: 48 });
-  let chat = await ChatSession.create(engine, { turn: turnOptions(), prefillChunk: 16 });
-  // The state this chat's session owns (ChatSession.create made it last).
+  let chat = await Conversation.create(engine, { turn: turnOptions(), prefillChunk: 16 });
+  // The state this chat's session owns (Conversation.create made it last).
   let chatState = engine.states.at(-1)!;
   const id = "soak-chat";
   const createdAt = new Date().toISOString();
@@ -121,7 +121,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
   };
   const stopTally = new StopPhaseTally();
   /** One turn as a panel runs it: the user's entry, then the reply or the error, saved after each. */
-  const send = (session: ChatSession, callbacks?: TurnCallbacks, text = pick(MESSAGES), onEnd?: () => void): Promise<void> => {
+  const send = (session: Conversation, callbacks?: TurnCallbacks, text = pick(MESSAGES), onEnd?: () => void): Promise<void> => {
     entries.push({ id: `e${++entryCount}`, role: "user", text, status: "complete" });
     void saveTranscript();
     return session.send({ text }, callbacks).then(
@@ -244,7 +244,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
         await snapshots.save(id, chat);
         const held = withoutSystem(chat.messages);
         await chat.dispose();
-        chat = await ChatSession.create(engine, { turn: turnOptions(), prefillChunk: 16 });
+        chat = await Conversation.create(engine, { turn: turnOptions(), prefillChunk: 16 });
         chatState = engine.states.at(-1)!;
         const saved = conversationOf((await transcripts.load(id))?.entries ?? []);
         const outcome = await snapshots.restore(id, chat, saved);
@@ -253,7 +253,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
           if (!isDeepStrictEqual(withoutSystem(chat.messages), held)) lost++;
         } else {
           restores.conversation++;
-          await chat.restore(saved);
+          await chat.restoreFromMessages(saved);
           if (!isDeepStrictEqual(withoutSystem(chat.messages), saved)) lost++;
         }
         break;

@@ -1,11 +1,11 @@
 // Invariant 1 (ledger == cache) checked two ways, both from the engine's side:
-// - the count: what the engine says its cache holds (KvState.probeCache via ChatSession), after
+// - the count: what the engine says its cache holds (KvState.probeCache via Conversation), after
 //   every operation, against the tokens the session evaluated;
 // - the content: the next-token distribution at the last position from the cache against a
 //   fresh prefill of the ledger, on a sample of turns (it costs a prefill).
 
 import { isDeepStrictEqual } from "node:util";
-import type { ChatSession } from "../../src/extension/core/chat-session";
+import type { Conversation } from "../../src/extension/core/conversation";
 import type { Engine, KvState } from "../../src/extension/core/engine";
 import { freshDistributionAt, topGap, totalVariation } from "./instrumented-engine";
 
@@ -59,7 +59,7 @@ export class CacheProbeTally {
    * Queues a probe behind whatever the chat has queued (it runs in turn, between operations)
    * and records its outcome; never rejects.
    */
-  probe(chat: ChatSession, label: string): Promise<void> {
+  probe(chat: Conversation, label: string): Promise<void> {
     return chat.probeCache().then(
       (check) => {
         if (check.resyncPending) this.resyncPending++;

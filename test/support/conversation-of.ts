@@ -1,1 +1,1 @@
-export { conversationOf as conversationOfEntries } from "../../src/extension/shell/conversation-of";
+export { conversationOf as conversationOfEntries } from "../../src/extension/chats/conversation-of";

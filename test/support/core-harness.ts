@@ -1,8 +1,8 @@
-// Builds the core on a (possibly instrumented) engine without ChatSession, so tests can
+// Builds the core on a (possibly instrumented) engine without Conversation, so tests can
 // reach the session state directly.
 
 import { ChatTemplate } from "../../src/extension/core/chat-template";
-import { DEFAULT_TURN_OPTIONS } from "../../src/extension/core/chat-session";
+import { DEFAULT_TURN_OPTIONS } from "../../src/extension/core/conversation";
 import type { Engine, KvState } from "../../src/extension/core/engine";
 import { Session } from "../../src/extension/core/session";
 import { TurnRunner, type TurnOptions } from "../../src/extension/core/turn-runner";

@@ -4,8 +4,8 @@
 // not filter by scope; the code under test has to do that itself.
 
 import manifest from "../../package.json";
-import type { MigratableConfiguration, SettingLevel, SettingLevels } from "../../src/extension/shell/settings-migration";
-import type { ReadableConfiguration } from "../../src/extension/shell/setting-reader";
+import type { MigratableConfiguration, SettingLevel, SettingLevels } from "../../src/extension/shell/settings/settings-migration";
+import type { ReadableConfiguration } from "../../src/extension/shell/settings/setting-reader";
 
 const PROPERTIES = manifest.contributes.configuration.properties as Record<string, { default?: unknown }>;
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Engine, KvState, SamplingOptions } from "../../src/extension/core/engine";
 import { CancelledError } from "../../src/extension/core/errors";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { checkFastApply, fastApplyBudget, fastApplyPrompt, parseFastApplyReply, regionText, spliceRegion } from "../../src/extension/core/apply/fast-apply";
 import { runFastApply } from "../../src/extension/core/apply/fast-apply-run";
 import { ByteTokenizer, CHATML_TEMPLATE, EOS } from "../support/fake-engine";
@@ -146,7 +146,7 @@ describe("fast apply run", () => {
       prompt = p;
       return `${rewrite}\n\`\`\``;
     });
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const seen: string[] = [];
     const run = await runFastApply(engine, request, { onCode: (code) => seen.push(code) });
     assert.equal(run.parsed.code, rewrite);

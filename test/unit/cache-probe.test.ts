@@ -13,7 +13,7 @@ import { LlamaServerDialect } from "../../src/extension/backends/remote/llama-se
 import { serverBaseUrl } from "../../src/extension/backends/remote/options";
 import { RemoteKvState } from "../../src/extension/backends/remote/remote-state";
 import { cacheMismatch } from "../../src/extension/core/cache-check";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Tokenizer } from "../../src/extension/core/engine";
 import { parseToEngine, replyChecks } from "../../src/extension/engine-host/protocol";
 import { FakeEngine, type HashState } from "../support/fake-engine";
@@ -29,10 +29,10 @@ describe("cacheMismatch", () => {
   });
 });
 
-describe("ChatSession.probeCache on the hash double", () => {
-  async function chatAfterOneTurn(): Promise<{ chat: ChatSession; state: HashState }> {
+describe("Conversation.probeCache on the hash double", () => {
+  async function chatAfterOneTurn(): Promise<{ chat: Conversation; state: HashState }> {
     const engine = new FakeEngine(4096, 6);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 }, prefillChunk: 16 });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 }, prefillChunk: 16 });
     await chat.send({ text: "hello" });
     return { chat, state: engine.states[0]! };
   }
@@ -69,7 +69,7 @@ describe("ChatSession.probeCache on the hash double", () => {
 
   it("runs in turn: a probe asked while a turn runs sees the cache that turn left", async () => {
     const engine = new FakeEngine(4096, 6);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 }, prefillChunk: 4 });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 }, prefillChunk: 4 });
     const order: string[] = [];
     const sending = chat.send({ text: "a longer message, several chunks" }).then(() => order.push("send"));
     const probing = chat.probeCache().then((check) => (order.push("probe"), check));

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { isChatId } from "../../src/extension/core/chat-id";
-import { restoredChatId } from "../../src/extension/shell/restored-chat-id";
-import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { restoredChatId } from "../../src/extension/chats/restored-chat-id";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/chats/transcript-store";
 
 const HOSTILE = ["../../x", "..", "a/b", "a\\b", "", "x".repeat(200), "a.json", "/etc/passwd", "C:\\x"];
 

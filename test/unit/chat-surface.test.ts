@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type * as vscode from "vscode";
-import { editorSurface, MovableSurface, viewSurface, type PanelLike, type ViewLike } from "../../src/extension/shell/chat-surface";
+import { editorSurface, MovableSurface, viewSurface, type PanelLike, type ViewLike } from "../../src/extension/shell/chat/chat-surface";
 
 class Listeners {
   private list: Array<() => void> = [];

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ContextChoices } from "../../src/extension/shell/context/context-choices";
-import { PanelTranscript } from "../../src/extension/shell/panel-transcript";
-import { composerChoicesOf, type SavedTranscript } from "../../src/extension/shell/saved-transcript";
-import type { TranscriptStore } from "../../src/extension/shell/transcript-store";
+import { PanelTranscript } from "../../src/extension/chats/chat-transcript";
+import { composerChoicesOf, type SavedTranscript } from "../../src/extension/chats/saved-transcript";
+import type { TranscriptStore } from "../../src/extension/chats/transcript-store";
 
 const saved = (composer: unknown): SavedTranscript =>
   ({ version: 1, id: "c", title: "t", createdAt: "", updatedAt: "", entries: [], composer }) as SavedTranscript;

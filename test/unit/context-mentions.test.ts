@@ -38,7 +38,7 @@ describe("mention parsing", () => {
 
 describe("completion ranking", () => {
   const paths = [
-    "src/extension/shell/chat-panel.ts",
+    "src/extension/shell/chat/chat-panel.ts",
     "src/webview/composer.ts",
     "src/shapes.ts",
     "test/unit/shapes.test.ts",
@@ -54,7 +54,7 @@ describe("completion ranking", () => {
   });
 
   it("matches fuzzy subsequences and word starts, case-insensitively", () => {
-    assert.equal(rankPaths("chpan", paths, 1)[0].path, "src/extension/shell/chat-panel.ts");
+    assert.equal(rankPaths("chpan", paths, 1)[0].path, "src/extension/shell/chat/chat-panel.ts");
     assert.equal(rankPaths("SQ", paths, 1)[0].path, "src/extension/core/session-queue.ts");
     assert.equal(rankPaths("webcomp", paths, 1)[0].path, "src/webview/composer.ts");
   });

@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
-import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/chats/transcript-store";
 import { FsJournal } from "../support/fs-journal";
 import { SnapshotEngine } from "../support/snapshot-engine";
 
@@ -53,7 +53,7 @@ describe("durable writes", () => {
     const engine = new SnapshotEngine(dir);
     const root = join(dir, "kv-snapshots");
     const store = new SnapshotStore(root);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     await chat.send({ text: "hello" });
     journal = new FsJournal();
     assert.ok(await store.save("chat", chat));

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { HistoryRendering } from "../../src/extension/core/conversation-prompt";
 import { EngineFailedError, TemplateNotAppendOnlyError } from "../../src/extension/core/errors";
 import type { TurnStats } from "../../src/extension/core/stats";
@@ -17,7 +17,7 @@ const GENERATION_PROMPT = "<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
 async function chat(template: string, history: HistoryRendering = "template") {
   const engine = new FakeEngine(4096, 8, template);
-  const session = await ChatSession.create(engine, { turn: { systemPrompt: "Be brief.", history } });
+  const session = await Conversation.create(engine, { turn: { systemPrompt: "Be brief.", history } });
   const stats: TurnStats[] = [];
   for (const text of SCRIPT) {
     stats.push(await session.send({ text }));
@@ -71,7 +71,7 @@ describe("history rendering: rewind to the first difference", () => {
 
   it("a template that shows only the latest message is followed by rewinding, not refused", async () => {
     const engine = new FakeEngine(4096, 5, "{{ messages[-1]['content'] }}{% if add_generation_prompt %}>>{% endif %}");
-    const session = await ChatSession.create(engine, { turn: { systemPrompt: "" } });
+    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
     const first = await session.send({ text: "first" });
     const second = await session.send({ text: "second" });
     assert.equal(second.rewound, first.position);
@@ -82,7 +82,7 @@ describe("history rendering: rewind to the first difference", () => {
 
   it("a failed turn after a rewind puts the rewound tokens back: the next turn sees the same conversation", async () => {
     const engine = new FakeEngine(4096, 8, THOUGHTS_DROPPING);
-    const session = await ChatSession.create(engine, { turn: { systemPrompt: "" } });
+    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
     await session.send({ text: "one" });
     const before = [...session.ledger];
     engine.states[0].beforeEvaluate = () => {
@@ -99,7 +99,7 @@ describe("history rendering: rewind to the first difference", () => {
 
   it("a template that fails to render is reported as template_not_append_only, with what to do", async () => {
     const engine = new FakeEngine(4096, 5, "{{ raise_exception('no system role') if messages[0]['role'] == 'user' else '' }}{{ messages[5]['content'] }}");
-    const session = await ChatSession.create(engine, { turn: { systemPrompt: "" } });
+    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
     const error = await session.send({ text: "hi" }).catch((e: unknown) => e);
     assert.ok(error instanceof TemplateNotAppendOnlyError, String(error));
     assert.match(error.message, /Pick another model/);
@@ -111,7 +111,7 @@ describe("history rendering: rewind to the first difference", () => {
     it(`overflow (summarize and truncate) with a thoughts-dropping template, ${history}: no error, ledger == cache`, async () => {
       for (const overflow of ["summarize", "truncate"] as const) {
         const engine = new FakeEngine(512, 20, THOUGHTS_DROPPING);
-        const session = await ChatSession.create(engine, { turn: { maxTokens: 40, systemPrompt: "s", history, overflow } });
+        const session = await Conversation.create(engine, { turn: { maxTokens: 40, systemPrompt: "s", history, overflow } });
         let overflows = 0;
         for (let i = 0; i < 24; i++) {
           const stats = await session.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
@@ -134,8 +134,8 @@ describe("history rendering: rewind to the first difference", () => {
     ] as const;
     for (const history of ["template", "asGenerated"] as const) {
       const engine = new FakeEngine(4096, 8, THOUGHTS_DROPPING);
-      const session = await ChatSession.create(engine, { turn: { systemPrompt: "", history } });
-      await session.restore(transcript);
+      const session = await Conversation.create(engine, { turn: { systemPrompt: "", history } });
+      await session.restoreFromMessages(transcript);
       const text = new ByteTokenizer().decode([...session.ledger]);
       assert.equal(text.includes("<think>"), history === "asGenerated", history);
       const next = await session.send({ text: "q3" });

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { parseJsonc } from "../../src/extension/shell/jsonc";
+import { parseJsonc } from "../../src/extension/shell/settings/jsonc";
 
 it("reads comments and trailing commas as VS Code does", () => {
   const text = `\ufeff{

@@ -17,16 +17,18 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   "extension/models": ["extension/core"],
   "extension/snapshots": ["extension/core"],
   "extension/backends": ["extension/core", "extension/models"],
+  // A chat's pure logic (transcripts, the lease slot, views of its state): no vscode, so the CLI can use it.
+  "extension/chats": ["extension/core", "extension/models", "extension/snapshots", "webview/protocol"],
   "extension/engine-host": ["extension/core", "extension/backends", "extension/models"],
-  "extension/cli": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots"],
+  "extension/cli": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats"],
   // The shell reads the settings schema from package.json (one source of ranges and defaults).
-  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "webview/protocol", "package.json", "extension/activation"],
+  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats", "webview/protocol", "package.json", "extension/activation"],
   // The thin activation (stand-ins, the lazy load of the features bundle): vscode's types only.
   "extension/activation": [],
-  "extension/activate": ["extension/shell", "extension/core", "extension/activation"],
+  "extension/activate": ["extension/shell", "extension/chats", "extension/core", "extension/activation"],
   webview: ["extension/core", "webview/protocol"],
   "webview/protocol": [],
-  tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/cli", "extension/shell", "webview", "webview/protocol"],
+  tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats", "extension/cli", "extension/shell", "webview", "webview/protocol"],
 };
 
 /** The layer a path under src/ (or the repo root) belongs to. */
@@ -83,13 +85,13 @@ it("every import under src/ follows the layers, and the product never imports to
 
 it("fails on a planted wrong-way import", () => {
   const planted = (from: string, to: string): ImportEdge => ({ from: join(SRC, from), to: join(SRC, to), specifier: to });
-  assert.equal(layerViolations([planted("extension/core/session.ts", "extension/shell/settings")]).length, 1, "core → shell");
+  assert.equal(layerViolations([planted("extension/core/session.ts", "extension/shell/settings/settings")]).length, 1, "core → shell");
   assert.equal(layerViolations([planted("extension/backends/load-engine.ts", "tools/llama-build/llama-cpp-source")]).length, 1, "product → tooling");
-  assert.equal(layerViolations([planted("extension/engine-host/main.ts", "extension/shell/settings")]).length, 1, "engine-host → shell");
-  assert.equal(layerViolations([planted("webview/main.ts", "extension/shell/chat-panel")]).length, 1, "webview → shell");
-  assert.equal(layerViolations([planted("extension/shell/chat-panel.ts", "webview/markdown")]).length, 1, "shell → the webview's DOM code");
+  assert.equal(layerViolations([planted("extension/engine-host/main.ts", "extension/shell/settings/settings")]).length, 1, "engine-host → shell");
+  assert.equal(layerViolations([planted("webview/main.ts", "extension/shell/chat/chat-panel")]).length, 1, "webview → shell");
+  assert.equal(layerViolations([planted("extension/shell/chat/chat-panel.ts", "webview/markdown")]).length, 1, "shell → the webview's DOM code");
   assert.equal(layerViolations([planted("webview/protocol/messages.ts", "webview/dom")]).length, 1, "protocol → the webview's DOM code");
-  assert.deepEqual(layerViolations([planted("extension/shell/chat-panel.ts", "webview/protocol/messages")]), [], "shell → the shared protocol is fine");
+  assert.deepEqual(layerViolations([planted("extension/shell/chat/chat-panel.ts", "webview/protocol/messages")]), [], "shell → the shared protocol is fine");
   assert.deepEqual(layerViolations([planted("tools/peer-bench/sides.ts", "extension/backends/load-engine")]), [], "tooling → product is fine");
 });
 

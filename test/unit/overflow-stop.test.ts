@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { ChatTemplate, type ChatMessage } from "../../src/extension/core/chat-template";
 import { CancelledError } from "../../src/extension/core/errors";
 import { SUMMARY_REQUEST } from "../../src/extension/core/overflow";
@@ -26,11 +26,11 @@ function text(tokens: readonly number[]): string {
 }
 
 /** Sends turns until the next one would overflow and summarize (the fake's capacity is small); returns the chat and its state. */
-async function chatNearOverflow(replyLoop: boolean): Promise<{ chat: ChatSession; state: HashState; engine: FakeEngine }> {
+async function chatNearOverflow(replyLoop: boolean): Promise<{ chat: Conversation; state: HashState; engine: FakeEngine }> {
   const engine = new FakeEngine(1024, 20, undefined, replyLoop);
-  const chat = await ChatSession.create(engine, { prefillChunk: 8, turn: { maxTokens: 40, systemPrompt: "s" } });
+  const chat = await Conversation.create(engine, { prefillChunk: 8, turn: { maxTokens: 40, systemPrompt: "s" } });
   // Probe on a twin: the turn index at which the first overflow happens.
-  const twin = await ChatSession.create(new FakeEngine(1024, 20, undefined, replyLoop), { prefillChunk: 8, turn: { maxTokens: 40, systemPrompt: "s" } });
+  const twin = await Conversation.create(new FakeEngine(1024, 20, undefined, replyLoop), { prefillChunk: 8, turn: { maxTokens: 40, systemPrompt: "s" } });
   let first = -1;
   for (let i = 0; first < 0; i++) await twin.send({ text: message(i) }, { onOverflow: () => (first = i) });
   await twin.dispose();
@@ -41,7 +41,7 @@ async function chatNearOverflow(replyLoop: boolean): Promise<{ chat: ChatSession
 const message = (i: number) => `message number ${i} with some words`;
 
 /** The next turn after a failed overflow: it runs, follows the cache exactly and starts with the system prompt. */
-async function assertNextTurnConsistent(chat: ChatSession, state: HashState, label: string): Promise<void> {
+async function assertNextTurnConsistent(chat: Conversation, state: HashState, label: string): Promise<void> {
   const next = await chat.send({ text: "after the stop" });
   assert.ok(next.rewound >= 0, `${label}: rewound ${next.rewound}`);
   assert.deepEqual(state.cache, [...chat.ledger], `${label}: cache == ledger`);

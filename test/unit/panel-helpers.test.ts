@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { CancelledError, EngineCrashedError, EngineFailedError } from "../../src/extension/core/errors";
 import { ModelFetchCancelledError } from "../../src/extension/models/default-model";
-import { cancelledLoadNotice, crashNotice, lastFailedMessage } from "../../src/extension/shell/panel-helpers";
+import { cancelledLoadNotice, crashNotice, lastFailedMessage } from "../../src/extension/shell/chat/panel-helpers";
 import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 
 const entry = (role: TranscriptEntry["role"], text: string, status: TranscriptEntry["status"]): TranscriptEntry => ({ id: text, role, text, status });

@@ -1,4 +1,4 @@
-// A chat panel's session slot (shell/session-slot.ts, what PanelSession opens and closes
+// A chat panel's session slot (chats/lease-slot.ts, what ChatConversation opens and closes
 // through): a panel closed while its session is still opening gives back what the open
 // makes — the KV session disposed, the engine lease released — and a later open is not
 // disturbed by the stale one finishing. The open's steps get a signal that closing (and Stop)
@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CancelledError, DisposedError } from "../../src/extension/core/errors";
-import { SessionSlot, type SlotOpening } from "../../src/extension/shell/session-slot";
+import { LeaseSlot, type SlotOpening } from "../../src/extension/chats/lease-slot";
 import { deferred } from "../support/deferred";
 
 
@@ -54,9 +54,9 @@ function gatedSteps(name: string) {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe("SessionSlot (a panel's session and engine lease)", () => {
+describe("LeaseSlot (a panel's session and engine lease)", () => {
   it("a panel closed while its session opens: the session is disposed and the lease released, nothing is published", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const gate = gatedSteps("first");
     const ensured = slot.ensure(() => gate.steps);
     gate.acquired.resolve();
@@ -72,7 +72,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("a panel closed while the engine loads: the lease is released when it arrives and no session is opened", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const gate = gatedSteps("first");
     const ensured = slot.ensure(() => gate.steps);
     await slot.close();
@@ -84,7 +84,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
 
   it("a panel disposed while its session opens gives it back too", async () => {
     let disposed = false;
-    const slot = new SessionSlot<CountedLease, CountedSession>(() => disposed);
+    const slot = new LeaseSlot<CountedLease, CountedSession>(() => disposed);
     const gate = gatedSteps("first");
     const ensured = slot.ensure(() => gate.steps);
     gate.acquired.resolve();
@@ -97,7 +97,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("close then open again (a reset that switches model): the stale open finishing late does not replace the new session", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const old = gatedSteps("old");
     const oldEnsured = slot.ensure(() => old.steps);
     old.acquired.resolve();
@@ -119,7 +119,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("a failed open releases its lease, and the next caller opens again", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const lease = new CountedLease("failing");
     await assert.rejects(
       slot.ensure(() => ({ acquire: async () => lease, open: async () => Promise.reject(new Error("no state")) })),
@@ -134,7 +134,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("callers asking at once share one open", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const gate = gatedSteps("once");
     const first = slot.ensure(() => gate.steps);
     const second = slot.ensure(() => assert.fail("a second open"));
@@ -144,7 +144,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
     assert.equal(gate.openCalls(), 1);
   });
   it("closing aborts the open's signal (reason: disposed), so a wait that honours it ends at once", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     let seen: AbortSignal | undefined;
     const ensured = slot.ensure(() => ({
       acquire: (signal) =>
@@ -163,7 +163,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("Stop while opening (cancelOpening) ends the open with CancelledError; a session that finished opening anyway is kept, not given back with its engine", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     const gate = gatedSteps("stopped");
     const ensured = slot.ensure(() => gate.steps);
     gate.acquired.resolve();
@@ -181,7 +181,7 @@ describe("SessionSlot (a panel's session and engine lease)", () => {
   });
 
   it("Stop during an acquire that honours the signal ends it with nothing published, and the next caller opens again", async () => {
-    const slot = new SessionSlot<CountedLease, CountedSession>();
+    const slot = new LeaseSlot<CountedLease, CountedSession>();
     let opens = 0;
     const ensured = slot.ensure(() => ({
       acquire: (signal) => new Promise<CountedLease>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),

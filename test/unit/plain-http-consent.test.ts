@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { isPlainHttpToAnotherHost, PlainHttpKeyConsent, type ConsentMemory, type PlainHttpAnswer } from "../../src/extension/shell/plain-http-consent";
+import { isPlainHttpToAnotherHost, PlainHttpKeyConsent, type ConsentMemory, type PlainHttpAnswer } from "../../src/extension/shell/settings/plain-http-consent";
 
 function memory(): ConsentMemory & { readonly stored: Map<string, PlainHttpAnswer> } {
   const stored = new Map<string, PlainHttpAnswer>();

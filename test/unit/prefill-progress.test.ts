@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { CancelledError } from "../../src/extension/core/errors";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool } from "../../src/extension/core/request-pool/request-pool";
 import { Session } from "../../src/extension/core/session";
 import { ByteTokenizer, FakeEngine, HashState } from "../support/fake-engine";
 
@@ -99,10 +99,10 @@ for (const replyLoop of [false, true]) {
     });
   });
 
-  describe(`SessionPool: onPrefillProgress${loop}`, () => {
+  describe(`RequestPool: onPrefillProgress${loop}`, () => {
     const engineAndPool = () => {
       const engine = new FakeEngine(8192, 12, undefined, replyLoop);
-      return { engine, pool: new SessionPool(engine, { size: 2, prefillChunk: 64 }) };
+      return { engine, pool: new RequestPool(engine, { size: 2, prefillChunk: 64 }) };
     };
     const render = (engine: FakeEngine, messages: readonly RequestMessage[]) => renderRequest(new ChatTemplate(engine.chatTemplate), engine.tokenizer, messages).tokens;
     const longSystem: RequestMessage = { role: "system", content: "You are an agent with tools. ".repeat(100) };

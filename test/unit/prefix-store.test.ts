@@ -16,7 +16,7 @@ import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
 import { PREFIX_BLOCK_TOKENS, tokenBytes } from "../../src/extension/core/request-pool/prefix-blocks";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { commonTokenPrefix } from "../../src/extension/core/request-pool/token-prefix";
 import { Session } from "../../src/extension/core/session";
 import { KvFolderBudget } from "../../src/extension/snapshots/kv-disk-budget";
@@ -38,7 +38,7 @@ async function freshReply(engine: SnapshotEngine, tokens: readonly number[]): Pr
 }
 
 /** A new conversation's first request, served and checked against a fresh prefill's reply. */
-async function ask(engine: SnapshotEngine, pool: SessionPool, question: string, system = INSTRUCTIONS): Promise<{ reply: PoolReply; tokens: number[] }> {
+async function ask(engine: SnapshotEngine, pool: RequestPool, question: string, system = INSTRUCTIONS): Promise<{ reply: PoolReply; tokens: number[] }> {
   const messages: RequestMessage[] = [{ role: "system", content: system }, { role: "user", content: question }];
   const { tokens } = renderRequest(new ChatTemplate(engine.chatTemplate), engine.tokenizer, messages);
   const got: number[] = [];
@@ -54,7 +54,7 @@ describe("prefix store", () => {
   let prefixDir: string;
   let engine: SnapshotEngine;
   let key: string;
-  const open: Array<{ pool: SessionPool; store: FilePrefixStore }> = [];
+  const open: Array<{ pool: RequestPool; store: FilePrefixStore }> = [];
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), "prefix-store-"));
     prefixDir = join(dir, "pool", "model-a", "prefixes");
@@ -70,9 +70,9 @@ describe("prefix store", () => {
   });
 
   /** A pool as the provider makes one after a (re)start: a new store on the folder. */
-  function startPool(options: { key?: string; budget?: KvFolderBudget; size?: number } = {}): { pool: SessionPool; store: FilePrefixStore } {
+  function startPool(options: { key?: string; budget?: KvFolderBudget; size?: number } = {}): { pool: RequestPool; store: FilePrefixStore } {
     const store = new FilePrefixStore({ dir: prefixDir, key: options.key ?? key, budget: options.budget });
-    const pool = new SessionPool(engine, { size: options.size ?? 2, prefixStore: store });
+    const pool = new RequestPool(engine, { size: options.size ?? 2, prefixStore: store });
     open.push({ pool, store });
     return { pool, store };
   }

@@ -9,10 +9,10 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
-import { TranscriptStore } from "../../src/extension/shell/transcript-store";
+import { TranscriptStore } from "../../src/extension/chats/transcript-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
@@ -54,7 +54,7 @@ describe("private files", () => {
     const engine = new SnapshotEngine(dir);
     const root = join(dir, "kv-snapshots");
     const store = new SnapshotStore(root);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     await chat.send({ text: "secret code" });
     assert.ok(await store.save("chat", chat));
     await store.markClosed("other", 1);

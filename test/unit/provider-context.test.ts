@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { GgufValue } from "../../src/extension/models/gguf-header";
 import { kvGeometryOf, type KvGeometry } from "../../src/extension/models/kv-geometry";
-import { checkedAutoOrCount, type SettingProblem } from "../../src/extension/shell/setting-schema";
+import { checkedAutoOrCount, type SettingProblem } from "../../src/extension/shell/settings/setting-schema";
 import {
   capacityRefusal,
   computeBytes,

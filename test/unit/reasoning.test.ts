@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseChatArgs } from "../../src/extension/cli/chat-args";
 import { PromptSegments } from "../../src/extension/core/prompt-segments";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { answerOf, DEFAULT_REASONING_MARKERS, reasoningMarkersOf, splitReasoning, ThinkingCounter } from "../../src/extension/core/reasoning";
 import { ByteTokenizer, FakeEngine } from "../support/fake-engine";
 import { THOUGHTS_DROPPING } from "../support/fixture-templates";
@@ -32,9 +32,9 @@ describe("reasoning in replies", () => {
     assert.deepEqual(splitReasoning("I should", markers), { thinking: "I should", thinkingDone: false, answer: "" });
     assert.deepEqual(splitReasoning("hm</think>\n\nHi", markers), { thinking: "hm", thinkingDone: true, answer: "Hi" });
     const r1 = "{% for m in messages %}{{ m['content'] }}{% endfor %}{% if add_generation_prompt %}<|Assistant|><think>\n{% endif %}";
-    const session = await ChatSession.create(new FakeEngine(4096, 5, r1));
+    const session = await Conversation.create(new FakeEngine(4096, 5, r1));
     assert.equal(session.reasoningMarkers.openedByPrompt, true);
-    const qwen = await ChatSession.create(new FakeEngine(4096, 5, THOUGHTS_DROPPING));
+    const qwen = await Conversation.create(new FakeEngine(4096, 5, THOUGHTS_DROPPING));
     assert.equal(qwen.reasoningMarkers.openedByPrompt, false, "an empty think block in the prompt is closed");
   });
 

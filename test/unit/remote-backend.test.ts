@@ -22,8 +22,8 @@ import { checkTokenizer, probeText } from "../../src/extension/backends/remote/t
 import { parseChatArgs, UsageError } from "../../src/extension/cli/chat-args";
 import type { ReplyRun, Tokenizer } from "../../src/extension/core/engine";
 import { ServerRejectedError, ServerUnreachableError, StatefulChatError, TokenizerMismatchError } from "../../src/extension/core/errors";
-import { bannerActionsFor, marksMessageNotSent } from "../../src/extension/shell/error-actions";
-import { crashNotice, lastFailedMessage } from "../../src/extension/shell/panel-helpers";
+import { bannerActionsFor, marksMessageNotSent } from "../../src/extension/chats/error-actions";
+import { crashNotice, lastFailedMessage } from "../../src/extension/shell/chat/panel-helpers";
 import { parseToEngine } from "../../src/extension/engine-host/protocol";
 
 /** One code point per token; 0 is the end token. */

@@ -1,8 +1,8 @@
 // The first open of a remote engine ends promptly on Stop, on Cancel and when the chat panel
 // closes (issue 28): the signal reaches the server's first requests (/props, the tokenizer
 // check's /tokenize), the request is closed on the server's side, and no load is left
-// running for nobody. The panel's side is wired as the shell wires it (shell/session-slot.ts
-// over shell/shared-loads.ts over loadEngine), without vscode. A scripted local llama-server;
+// running for nobody. The panel's side is wired as the shell wires it (chats/lease-slot.ts
+// over shell/engines/shared-loads.ts over loadEngine), without vscode. A scripted local llama-server;
 // the local tokenizer is SmolLM2's tokenizer.json. Waits follow events (a request arrived,
 // its connection closed), never wall time.
 
@@ -17,8 +17,8 @@ import { loadEngine, type LoadedEngine } from "../../src/extension/backends/load
 import { loadLocalTokenizer } from "../../src/extension/backends/remote/local-tokenizer";
 import type { Tokenizer } from "../../src/extension/core/engine";
 import { CancelledError, DisposedError } from "../../src/extension/core/errors";
-import { SessionSlot } from "../../src/extension/shell/session-slot";
-import { SharedLoads, type SharedLease } from "../../src/extension/shell/shared-loads";
+import { LeaseSlot } from "../../src/extension/chats/lease-slot";
+import { SharedLoads, type SharedLease } from "../../src/extension/shell/engines/shared-loads";
 import { smolTokenizerConfig, smolTokenizerJson } from "../native/fixtures";
 
 type Path = "/props" | "/v1/models" | "/tokenize";
@@ -153,7 +153,7 @@ describe("the first open of a remote engine ends on Stop, Cancel and panel close
 
   /** A chat panel's slot as the shell opens it: the engine from shared loads (one per key), a session on it. */
   function panelOn(loads: SharedLoads<LoadedEngine>, started: () => void = () => undefined) {
-    const slot = new SessionSlot<SharedLease<LoadedEngine>, { dispose(): Promise<void> }>();
+    const slot = new LeaseSlot<SharedLease<LoadedEngine>, { dispose(): Promise<void> }>();
     const ensure = () =>
       slot.ensure(() => ({
         acquire: (signal) =>

@@ -13,7 +13,7 @@ import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { CapacityError } from "../../src/extension/core/errors";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
 import { parseRequestLogLine, REQUEST_LOG_FILE, type RequestLogLine } from "../../src/extension/core/request-pool/request-record";
-import type { PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import type { PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { environmentRecorder, RECORD_REQUESTS_ENV, RequestRecorder } from "../../src/extension/shell/lm/request-recorder";
 import { ByteTokenizer, CHATML_TEMPLATE } from "../support/fake-engine";
 import { deferred } from "../support/deferred";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { Session } from "../../src/extension/core/session";
 import { HashState } from "../support/fake-engine";
 import { SnapshotEngine } from "../support/snapshot-engine";
@@ -26,7 +26,7 @@ async function freshReply(engine: SnapshotEngine, tokens: readonly number[]): Pr
 }
 
 /** One conversation as VS Code's Chat sends it: the whole history each time. */
-async function ask(engine: SnapshotEngine, pool: SessionPool, messages: RequestMessage[], question: string): Promise<PoolReply> {
+async function ask(engine: SnapshotEngine, pool: RequestPool, messages: RequestMessage[], question: string): Promise<PoolReply> {
   messages.push({ role: "user", content: question });
   const { tokens } = renderRequest(new ChatTemplate(engine.chatTemplate), engine.tokenizer, messages);
   const got: number[] = [];
@@ -36,7 +36,7 @@ async function ask(engine: SnapshotEngine, pool: SessionPool, messages: RequestM
   return reply;
 }
 
-describe("SessionPool parking (snapshots on disk)", () => {
+describe("RequestPool parking (snapshots on disk)", () => {
   let dir: string;
   let snapshotDir: string;
   beforeEach(() => {
@@ -48,7 +48,7 @@ describe("SessionPool parking (snapshots on disk)", () => {
 
   it("at the maxParked limit, the conversation coming back is restored from its snapshot and the one parked for it is kept", async () => {
     const engine = new SnapshotEngine(dir);
-    const pool = new SessionPool(engine, { size: 1, maxParked: 1, snapshotDir });
+    const pool = new RequestPool(engine, { size: 1, maxParked: 1, snapshotDir });
     const a: RequestMessage[] = [{ role: "system", content: "You are a test." }];
     const b: RequestMessage[] = [{ role: "system", content: "You are a test." }];
     const a1 = await ask(engine, pool, a, "alpha one");
@@ -76,7 +76,7 @@ describe("SessionPool parking (snapshots on disk)", () => {
 
   it("past maxParked the oldest parked conversation is forgotten with its file, never the one being restored", async () => {
     const engine = new SnapshotEngine(dir);
-    const pool = new SessionPool(engine, { size: 1, maxParked: 2, snapshotDir });
+    const pool = new RequestPool(engine, { size: 1, maxParked: 2, snapshotDir });
     const chats = ["a", "b", "c"].map(() => [{ role: "system", content: "You are a test." }] as RequestMessage[]);
     const first: PoolReply[] = [];
     for (const [i, chat] of chats.entries()) first.push(await ask(engine, pool, chat, `chat ${i} one`));

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { CancelledError, CapacityError } from "../../src/extension/core/errors";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { Session } from "../../src/extension/core/session";
 import { FakeEngine, HashState } from "../support/fake-engine";
 
@@ -25,7 +25,7 @@ class Conversation {
   readonly messages: RequestMessage[] = [{ role: "system", content: "You are a test." }];
   constructor(
     private readonly engine: FakeEngine,
-    private readonly pool: SessionPool,
+    private readonly pool: RequestPool,
     private readonly name: string,
     private readonly replyLength = 12,
   ) {}
@@ -44,10 +44,10 @@ class Conversation {
 }
 
 for (const replyLoop of [false, true]) {
-  describe(`SessionPool${replyLoop ? " (backend reply loop)" : ""}`, () => {
+  describe(`RequestPool${replyLoop ? " (backend reply loop)" : ""}`, () => {
     it("a 6-request conversation prefills only each new message and its template tokens", async () => {
       const engine = new FakeEngine(4096, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 4 });
+      const pool = new RequestPool(engine, { size: 4 });
       const chat = new Conversation(engine, pool, "a");
       let previousPosition = 0;
       for (let i = 0; i < 6; i++) {
@@ -64,7 +64,7 @@ for (const replyLoop of [false, true]) {
 
     it("two interleaved conversations both stay cached", async () => {
       const engine = new FakeEngine(4096, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 4 });
+      const pool = new RequestPool(engine, { size: 4 });
       const a = new Conversation(engine, pool, "alpha");
       const b = new Conversation(engine, pool, "beta");
       const positions = new Map<string, number>();
@@ -82,7 +82,7 @@ for (const replyLoop of [false, true]) {
 
     it("a conversation parked to make room comes back (re-prefilled without snapshots) with the same replies", async () => {
       const engine = new FakeEngine(4096, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 1 });
+      const pool = new RequestPool(engine, { size: 1 });
       const a = new Conversation(engine, pool, "alpha");
       const b = new Conversation(engine, pool, "beta");
       await a.ask("one");
@@ -99,7 +99,7 @@ for (const replyLoop of [false, true]) {
     it("a short conversation is not taken over by an unrelated one while there is room", async () => {
       const engine = new FakeEngine(4096, 3, undefined, replyLoop);
       // Byte tokens: a slack as long as the whole conversation stands for a real model's 32.
-      const pool = new SessionPool(engine, { size: 2, tailSlack: 200 });
+      const pool = new RequestPool(engine, { size: 2, tailSlack: 200 });
       const a = new Conversation(engine, pool, "a", 3);
       const b = new Conversation(engine, pool, "b", 3);
       const a1 = await a.ask("x");
@@ -114,7 +114,7 @@ for (const replyLoop of [false, true]) {
 
     it("two conversations that start with the same message: the first one's reply is parked, not erased", async () => {
       const engine = new FakeEngine(4096, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 2, minReuse: 8 });
+      const pool = new RequestPool(engine, { size: 2, minReuse: 8 });
       const a = new Conversation(engine, pool, "same");
       const b = new Conversation(engine, pool, "same");
       const a1 = await a.ask("hello");
@@ -129,7 +129,7 @@ for (const replyLoop of [false, true]) {
 
     it("an edited earlier message rewinds to the shared prefix, exactly", async () => {
       const engine = new FakeEngine(4096, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 2, minReuse: 8 });
+      const pool = new RequestPool(engine, { size: 2, minReuse: 8 });
       const chat = new Conversation(engine, pool, "a");
       await chat.ask("first question");
       const second = await chat.ask("second question");
@@ -145,7 +145,7 @@ for (const replyLoop of [false, true]) {
 
     it("a request over capacity is refused with CapacityError and the pool still serves", async () => {
       const engine = new FakeEngine(256, 12, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 2 });
+      const pool = new RequestPool(engine, { size: 2 });
       await assert.rejects(pool.serve({ tokens: new Array(300).fill(97), maxTokens: 8, sampling: greedy }, () => {}), CapacityError);
       const chat = new Conversation(engine, pool, "a");
       const { reply } = await chat.ask("still here");
@@ -155,7 +155,7 @@ for (const replyLoop of [false, true]) {
 
     it("cancel mid-reply keeps the session usable; an aborted request never starts", async () => {
       const engine = new FakeEngine(4096, 1000, undefined, replyLoop);
-      const pool = new SessionPool(engine, { size: 2 });
+      const pool = new RequestPool(engine, { size: 2 });
       const controller = new AbortController();
       const template = new ChatTemplate(engine.chatTemplate);
       const messages: RequestMessage[] = [{ role: "user", content: "go on forever" }];

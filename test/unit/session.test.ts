@@ -1,11 +1,11 @@
-// Session / ChatSession behaviour on the engine test double (fast, no model): cancel within
+// Session / Conversation behaviour on the engine test double (fast, no model): cancel within
 // one chunk, exact rollback, capacity guard, overflow and reset. Every test runs twice: with
 // the core's step loop, and with a backend that has its own reply loop (generateReply),
 // which runs ahead of a cancel.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { CancelledError, CapacityError, EmptyMessageError, MessageTooLargeError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
 import { ByteTokenizer, FakeEngine, HashState, nextToken } from "../support/fake-engine";
@@ -76,10 +76,10 @@ describe(`Session on the engine test double${loop}`, () => {
   });
 });
 
-describe(`ChatSession on the engine test double${loop}`, () => {
+describe(`Conversation on the engine test double${loop}`, () => {
   it("turn 2 prefills only its new tokens", async () => {
     const engine = new FakeEngine(4096, 6, undefined, replyLoop);
-    const chat = await ChatSession.create(engine, { turn: { systemPrompt: "be brief" } });
+    const chat = await Conversation.create(engine, { turn: { systemPrompt: "be brief" } });
     const t1 = await chat.send({ text: "hello" });
     const t2 = await chat.send({ text: "again" });
     assert.equal(t1.cached, 0);
@@ -91,7 +91,7 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("empty and oversized messages are typed errors and the conversation stays usable", async () => {
     const engine = new FakeEngine(512, 6, undefined, replyLoop);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 32 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 32 } });
     await assert.rejects(chat.send({ text: "   " }), EmptyMessageError);
     await assert.rejects(chat.send({ text: "x".repeat(2000) }), MessageTooLargeError);
     const ok = await chat.send({ text: "still there?" });
@@ -101,7 +101,7 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("summarize-and-reset keeps position under capacity over a long conversation", async () => {
     const engine = new FakeEngine(512, 20, undefined, replyLoop);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 40, systemPrompt: "s" } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 40, systemPrompt: "s" } });
     let overflows = 0;
     for (let i = 0; i < 30; i++) {
       const stats = await chat.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
@@ -114,7 +114,7 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("reset while streaming stops the reply and drops queued messages", async () => {
     const engine = new FakeEngine(4096, 1000, undefined, replyLoop);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 500 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 500 } });
     let started = false;
     const streaming = chat.send({ text: "long" }, { onText: () => (started = true) });
     const queued = assert.rejects(chat.send({ text: "queued" }), CancelledError);
@@ -129,7 +129,7 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("reset gives a fresh state: the next turn prefills like a first turn", async () => {
     const engine = new FakeEngine(4096, 6, undefined, replyLoop);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const first = await chat.send({ text: "hello" });
     await chat.send({ text: "more" });
     await chat.reset();
@@ -143,11 +143,11 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("a restored conversation re-prefills lazily on its next turn, counted as a restore", async () => {
     const engine = new FakeEngine(4096, 6, undefined, replyLoop);
-    const original = await ChatSession.create(engine);
+    const original = await Conversation.create(engine);
     await original.send({ text: "hello" });
     const reply = original.messages.at(-1)!;
-    const restored = await ChatSession.create(engine);
-    await restored.restore([{ role: "user", content: "hello" }, reply]);
+    const restored = await Conversation.create(engine);
+    await restored.restoreFromMessages([{ role: "user", content: "hello" }, reply]);
     const state = engine.states.at(-1)!;
     assert.equal(state.evaluated, 0, "nothing prefilled until the next turn");
     const next = await restored.send({ text: "again" });
@@ -163,7 +163,7 @@ describe(`ChatSession on the engine test double${loop}`, () => {
 
   it("a failed engine call leaves the conversation usable", async () => {
     const engine = new FakeEngine(4096, 6, undefined, replyLoop);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     await chat.send({ text: "one" });
     const ledger = [...chat.ledger];
     engine.states[0].beforeEvaluate = () => {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { checkedChoice, checkedNumber, describeProblem, settingDefault, type SettingProblem } from "../../src/extension/shell/setting-schema";
+import { checkedChoice, checkedNumber, describeProblem, settingDefault, type SettingProblem } from "../../src/extension/shell/settings/setting-schema";
 
 it("clamps numbers to the schema's range and rounds integers, reporting each", () => {
   const problems: SettingProblem[] = [];

@@ -17,7 +17,7 @@ describe("settings the shell reads", () => {
   };
   const declared = new Set(Object.keys(manifest.contributes.configuration.properties));
   const read = new Set<string>();
-  for (const file of readdirSync(SHELL).filter((f) => f.endsWith(".ts"))) {
+  for (const file of readdirSync(SHELL, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))) {
     for (const match of readFileSync(join(SHELL, file), "utf8").matchAll(READS)) read.add(`statefulChat.${match[1]}`);
   }
 

@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import manifest from "../../package.json";
-import { isMachineScoped, MACHINE_SCOPED_SETTINGS } from "../../src/extension/shell/setting-schema";
-import { formerNameOf, machineSettingsSetIn, SettingReader } from "../../src/extension/shell/setting-reader";
-import { describeMigrationStep, migrateRenamedSettings, SETTING_RENAMES } from "../../src/extension/shell/settings-migration";
+import { isMachineScoped, MACHINE_SCOPED_SETTINGS } from "../../src/extension/shell/settings/setting-schema";
+import { formerNameOf, machineSettingsSetIn, SettingReader } from "../../src/extension/shell/settings/setting-reader";
+import { describeMigrationStep, migrateRenamedSettings, SETTING_RENAMES } from "../../src/extension/shell/settings/settings-migration";
 import { FakeConfiguration } from "../support/fake-configuration";
 
 const PROPERTIES = manifest.contributes.configuration.properties as Record<string, { markdownDeprecationMessage?: string; scope?: string }>;

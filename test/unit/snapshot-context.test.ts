@@ -9,10 +9,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import { ContextLedger, parseSavedContext, type ContextItem } from "../../src/extension/core/context-delta";
-import { PanelSnapshots } from "../../src/extension/shell/panel-snapshots";
+import { PanelSnapshots } from "../../src/extension/shell/chat/panel-snapshots";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
 
@@ -69,7 +69,7 @@ describe("a chat panel's snapshot carries its context", () => {
   async function savedTurn(store: SnapshotStore): Promise<{ messages: ChatMessage[]; ledger: ContextLedger }> {
     const ledger = new ContextLedger();
     const delta = ledger.delta([file(source)], budget);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     const stats = await chat.send({ text: "What is value7?", context: () => delta.text });
     delta.commit();
     assert.ok(await store.save("chat-a", chat, { turn: stats.turn, items: ledger.saved() }), "saved");
@@ -81,14 +81,14 @@ describe("a chat panel's snapshot carries its context", () => {
     const store = new SnapshotStore(root);
     const { messages, ledger } = await savedTurn(store);
     const panels = new PanelSnapshots(store, quietLog);
-    const revived = await ChatSession.create(engine);
-    assert.deepEqual(await panels.resume("chat-a", revived, messages), ledger.saved());
+    const revived = await Conversation.create(engine);
+    assert.deepEqual(await panels.restore("chat-a", revived, messages), ledger.saved());
     assert.equal(panels.outcomes.get("chat-a")?.kind, "snapshot");
     await revived.dispose();
 
     await store.delete("chat-a");
-    const rebuilt = await ChatSession.create(engine);
-    assert.deepEqual(await panels.resume("chat-a", rebuilt, messages), [], "no snapshot: the file must be sent again");
+    const rebuilt = await Conversation.create(engine);
+    assert.deepEqual(await panels.restore("chat-a", rebuilt, messages), [], "no snapshot: the file must be sent again");
     await rebuilt.dispose();
   });
 
@@ -96,7 +96,7 @@ describe("a chat panel's snapshot carries its context", () => {
     const store = new SnapshotStore(root);
     const ledger = new ContextLedger();
     const delta = ledger.delta([file(source)], budget);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     const first = await chat.send({ text: "What is value7?", context: () => delta.text });
     delta.commit();
     const captured = { turn: first.turn, items: ledger.saved() };
@@ -118,7 +118,7 @@ describe("a chat panel's snapshot carries its context", () => {
     const meta = JSON.parse(readFileSync(metaFile, "utf8")) as { context: Array<Record<string, unknown>> };
     meta.context[0].kind = "image";
     writeFileSync(metaFile, JSON.stringify(meta));
-    const revived = await ChatSession.create(engine);
+    const revived = await Conversation.create(engine);
     assert.deepEqual(await store.restore("chat-a", revived, messages), { kind: "none", reason: "unreadable snapshot description" });
     assert.deepEqual(readdirSync(root).filter((f) => f.startsWith("chat-a")), []);
     await revived.dispose();

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import { EngineCrashedError } from "../../src/extension/core/errors";
 import { parseMeta } from "../../src/extension/snapshots/snapshot-meta";
@@ -30,7 +30,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
 
   /** A chat of `turns` turns, saved after each; returns it with its transcript and each save's description. */
   async function savedChat(engine: SnapshotEngine, store: SnapshotStore, id: string, turns: number) {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     const messages: ChatMessage[] = [];
     const metas = [];
     for (let i = 0; i < turns; i++) {
@@ -51,7 +51,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     assert.equal(metas[2]?.deltas?.[0].from, metas[0]?.ledger.length, "the first delta starts where the cache file ends");
     assert.deepEqual(files(), ["chat-a.1.kvd", "chat-a.2.kvd", "chat-a.json", "chat-a.kv"]);
 
-    const revived = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const revived = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     assert.deepEqual(await store.restore("chat-a", revived, messages), { kind: "snapshot", tokens: chat.position });
     const held = engine.states.at(-1)!.cache;
     assert.deepEqual(held, engine.states[0].cache, "the restored cache is the saved chat's, cell for cell");
@@ -90,7 +90,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
   it("an engine that refuses deltas gets whole saves, and is not asked again", async () => {
     const engine = new SnapshotEngine(dir, 4096, 12, true);
     const store = new SnapshotStore(root);
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     engine.states[0].refuseDeltas = true;
     for (let i = 0; i < 3; i++) {
       await chat.send({ text: `question ${i}` });
@@ -160,7 +160,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     const meta = await store.save("chat-a", chat);
     assert.equal(meta?.deltas, undefined, "whole, since the cache file the chain extends is gone");
     assert.deepEqual(files(), ["chat-a.json", "chat-a.kv"]);
-    const revived = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const revived = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     assert.deepEqual(await store.restore("chat-a", revived, messages), { kind: "snapshot", tokens: chat.position });
     await Promise.all([chat.dispose(), revived.dispose()]);
   });
@@ -171,7 +171,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     const { chat } = await savedChat(first, store, "chat-a", 1);
     // The same conversation, now on an engine of another context size: its cells are not the base's.
     const other = new SnapshotEngine(dir, 2048, 12, true);
-    const moved = await ChatSession.create(other, { turn: { maxTokens: 8 } });
+    const moved = await Conversation.create(other, { turn: { maxTokens: 8 } });
     await moved.send({ text: "question 0" });
     await moved.send({ text: "question 1" });
     const meta = await store.save("chat-a", moved);
@@ -190,7 +190,7 @@ describe("SnapshotStore: incremental saves (deltas)", () => {
     assert.equal(parseMeta({ ...raw, deltas: [raw.deltas[0]] }), undefined, "ends before the ledger");
     assert.equal(parseMeta({ ...raw, deltas: raw.deltas.map((d: { file: string }) => ({ ...d, file: `other.${d.file}` })) }), undefined, "another chat's file");
     writeFileSync(join(root, "chat-a.json"), JSON.stringify({ ...raw, deltas: [raw.deltas[0]] }));
-    const revived = await ChatSession.create(engine);
+    const revived = await Conversation.create(engine);
     assert.deepEqual(await store.restore("chat-a", revived, []), { kind: "none", reason: "unreadable snapshot description" });
     await Promise.all([chat.dispose(), revived.dispose()]);
   });

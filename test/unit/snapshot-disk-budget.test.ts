@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { renderRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { KvFolderBudget } from "../../src/extension/snapshots/kv-disk-budget";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
@@ -21,7 +21,7 @@ import { deferred } from "../support/deferred";
 const greedy = { temperature: 0 };
 
 
-async function ask(engine: SnapshotEngine, pool: SessionPool, messages: RequestMessage[], question: string): Promise<PoolReply> {
+async function ask(engine: SnapshotEngine, pool: RequestPool, messages: RequestMessage[], question: string): Promise<PoolReply> {
   messages.push({ role: "user", content: question });
   const { tokens } = renderRequest(new ChatTemplate(engine.chatTemplate), engine.tokenizer, messages);
   const got: number[] = [];
@@ -55,7 +55,7 @@ describe("one KV disk budget for panels' snapshots and the pool's parked session
   const poolFileOf = (sessionId: string) => readdirSync(poolDir).find((f) => f.includes(`-${sessionId}-`));
 
   async function panelSnapshot(store: SnapshotStore, id: string): Promise<void> {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 16 } });
     await chat.send({ text: `hello from ${id}` });
     assert.ok(await store.save(id, chat));
     await chat.dispose();
@@ -63,7 +63,7 @@ describe("one KV disk budget for panels' snapshots and the pool's parked session
 
   it("the oldest files go first, panels' and pool's alike, and a file left by an earlier session counts", async () => {
     const store = new SnapshotStore(panels, budget);
-    const pool = new SessionPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
+    const pool = new RequestPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
     const [a, b, c] = [conversation(), conversation(), conversation()];
     const a1 = await ask(engine, pool, a, "alpha");
     const b1 = await ask(engine, pool, b, "beta"); // a parked
@@ -106,7 +106,7 @@ describe("one KV disk budget for panels' snapshots and the pool's parked session
 
   it("the parked cache being restored is never evicted, whatever its age", async () => {
     const store = new SnapshotStore(panels, budget);
-    const pool = new SessionPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
+    const pool = new RequestPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
     const [a, b] = [conversation(), conversation()];
     const a1 = await ask(engine, pool, a, "alpha");
     await ask(engine, pool, b, "beta"); // a parked
@@ -141,7 +141,7 @@ describe("one KV disk budget for panels' snapshots and the pool's parked session
     assert.deepEqual(readdirSync(panels).sort(), ["newest.json", "newest.kv"]);
 
     budgetBytes = 10;
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 16 } });
     await chat.send({ text: "too big" });
     await store.save("huge", chat);
     assert.deepEqual(readdirSync(panels), [], "nothing fits a 10-byte budget");
@@ -150,7 +150,7 @@ describe("one KV disk budget for panels' snapshots and the pool's parked session
 
   it("a budget of 0 writes no parked snapshot", async () => {
     budgetBytes = 0;
-    const pool = new SessionPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
+    const pool = new RequestPool(engine, { size: 1, snapshotDir: poolDir, diskBudget: budget });
     await ask(engine, pool, conversation(), "alpha");
     const b = await ask(engine, pool, conversation(), "beta");
     assert.ok(b.parked);

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import { modelDifferences, modelIdentity } from "../../src/extension/snapshots/model-identity";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
@@ -26,7 +26,7 @@ describe("KV snapshots and the model file they were made with", () => {
 
   /** A chat with one turn, saved; what a revived chat needs to restore it. */
   async function savedChat(engine: SnapshotEngine, store: SnapshotStore): Promise<ChatMessage[]> {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 16 } });
     const stats = await chat.send({ text: "hello" });
     assert.ok(await store.save("chat-a", chat), "the snapshot was saved");
     await chat.dispose();
@@ -34,7 +34,7 @@ describe("KV snapshots and the model file they were made with", () => {
   }
 
   async function restore(engine: SnapshotEngine, store: SnapshotStore, messages: ChatMessage[]) {
-    const revived = await ChatSession.create(engine);
+    const revived = await Conversation.create(engine);
     try {
       return await store.restore("chat-a", revived, messages);
     } finally {

@@ -1,4 +1,4 @@
-// A chat panel's snapshot when it is closed (shell/panel-snapshots.ts), on real files and an
+// A chat panel's snapshot when it is closed (shell/chat/panel-snapshots.ts), on real files and an
 // injected clock (timers recorded, fired by the test): a chat closed for good loses its
 // snapshot after the grace period; one closed just before the window reloads (the host gone
 // before the timer fires) leaves a tombstone, so a later session deletes it instead of
@@ -9,8 +9,8 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
-import { CLOSED_SNAPSHOT_KEPT_MS, PanelSnapshots, type PanelSnapshotsClock } from "../../src/extension/shell/panel-snapshots";
+import { Conversation } from "../../src/extension/core/conversation";
+import { CLOSED_SNAPSHOT_KEPT_MS, PanelSnapshots, type PanelSnapshotsClock } from "../../src/extension/shell/chat/panel-snapshots";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
 
@@ -60,7 +60,7 @@ describe("PanelSnapshots: closing a chat", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function saved(store: SnapshotStore, ...ids: string[]): Promise<void> {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 8 } });
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 8 } });
     await chat.send({ text: "hello" });
     for (const id of ids) assert.ok(await store.save(id, chat));
     await chat.dispose();

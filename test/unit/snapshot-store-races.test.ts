@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { ChatMessage } from "../../src/extension/core/chat-template";
 import { SnapshotStore } from "../../src/extension/snapshots/snapshot-store";
 import { SnapshotEngine } from "../support/snapshot-engine";
@@ -24,14 +24,14 @@ describe("SnapshotStore: saves and deletes", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
   const filesLeft = () => readdirSync(root).sort();
 
-  async function chatWithOneTurn(engine: SnapshotEngine): Promise<{ chat: ChatSession; messages: ChatMessage[] }> {
-    const chat = await ChatSession.create(engine, { turn: { maxTokens: 16 } });
+  async function chatWithOneTurn(engine: SnapshotEngine): Promise<{ chat: Conversation; messages: ChatMessage[] }> {
+    const chat = await Conversation.create(engine, { turn: { maxTokens: 16 } });
     const stats = await chat.send({ text: "hello" });
     return { chat, messages: [{ role: "user", content: "hello" }, { role: "assistant", content: stats.reply }] };
   }
 
   /** A save of `chat` held while it writes the cache; `release` lets it go on. */
-  async function heldSave(engine: SnapshotEngine, store: SnapshotStore, id: string, chat: ChatSession) {
+  async function heldSave(engine: SnapshotEngine, store: SnapshotStore, id: string, chat: Conversation) {
     const writing = deferred();
     const gate = deferred();
     engine.beforeSave = async () => {
@@ -54,7 +54,7 @@ describe("SnapshotStore: saves and deletes", () => {
     assert.equal(await saving, undefined, "the save reports it did not land");
     assert.equal(await store.has("chat-a"), false);
     assert.deepEqual(filesLeft(), [], "no cache, description or temporary file");
-    const revived = await ChatSession.create(engine);
+    const revived = await Conversation.create(engine);
     assert.deepEqual(await store.restore("chat-a", revived, messages), { kind: "none", reason: "no snapshot" }, "a reload finds nothing to bring back");
     await Promise.all([chat.dispose(), revived.dispose()]);
   });

@@ -15,7 +15,7 @@ import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
 import { PREFIX_BLOCK_TOKENS, tokenBytes } from "../../src/extension/core/request-pool/prefix-blocks";
 import { renderRequest, type RenderedRequest, type RequestMessage } from "../../src/extension/core/request-pool/request-messages";
-import { SessionPool, type PoolReply } from "../../src/extension/core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../src/extension/core/request-pool/request-pool";
 import { commonTokenPrefix } from "../../src/extension/core/request-pool/token-prefix";
 import { Session } from "../../src/extension/core/session";
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
@@ -50,7 +50,7 @@ describe("stable prefix in the prefix store (issue 36 item 4)", () => {
   let prefixDir: string;
   let engine: SnapshotEngine;
   let key: string;
-  const open: Array<{ pool: SessionPool; store: FilePrefixStore }> = [];
+  const open: Array<{ pool: RequestPool; store: FilePrefixStore }> = [];
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), "stable-prefix-store-"));
     prefixDir = join(dir, "prefixes");
@@ -66,9 +66,9 @@ describe("stable prefix in the prefix store (issue 36 item 4)", () => {
   });
 
   /** A pool as the provider makes one after a (re)start: a new store on the folder. */
-  function startPool(): SessionPool {
+  function startPool(): RequestPool {
     const store = new FilePrefixStore({ dir: prefixDir, key });
-    const pool = new SessionPool(engine, { size: 2, prefixStore: store });
+    const pool = new RequestPool(engine, { size: 2, prefixStore: store });
     open.push({ pool, store });
     return pool;
   }
@@ -76,7 +76,7 @@ describe("stable prefix in the prefix store (issue 36 item 4)", () => {
   /** The tokens of every entry on disk. */
   const storedEntries = () => readdirSync(prefixDir).filter((f) => f.endsWith(".tokens")).map((f) => readFileSync(join(prefixDir, f)));
 
-  async function ask(pool: SessionPool, messages: readonly RequestMessage[], progress?: Array<[number, number]>): Promise<{ reply: PoolReply; rendered: RenderedRequest }> {
+  async function ask(pool: RequestPool, messages: readonly RequestMessage[], progress?: Array<[number, number]>): Promise<{ reply: PoolReply; rendered: RenderedRequest }> {
     const rendered = render(messages);
     const got: number[] = [];
     const onPrefillProgress = progress && ((done: number, total: number) => progress.push([done, total]));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { EnginePlacement } from "../../src/extension/core/engine";
-import { placementLabel, shortModelName, statusText, tokenCount } from "../../src/extension/shell/status-text";
+import { placementLabel, shortModelName, statusText, tokenCount } from "../../src/extension/chats/status-text";
 
 const cpu: EnginePlacement = { compute: "cpu", device: "Intel Xeon", layersOffloaded: 0, layers: 30, threads: 2, summary: "CPU, 2 threads" };
 const smol = { name: "SmolLM2-135M-Instruct.Q4_1.gguf", backend: "llamacpp", placement: cpu };

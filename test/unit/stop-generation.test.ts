@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ChatSession } from "../../src/extension/core/chat-session";
+import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine, KvState, ReplyOptions, ReplyRun, SamplingOptions } from "../../src/extension/core/engine";
 import { CancelledError } from "../../src/extension/core/errors";
 import { ByteTokenizer, CHATML_TEMPLATE, EOS, HashState } from "../support/fake-engine";
@@ -114,7 +114,7 @@ async function settlesOnItsOwn(promise: Promise<unknown>, turns = 200): Promise<
 describe("Stop while a backend's next token never arrives", () => {
   it("the turn settles as stopped; the ledger holds the tokens taken, and the cache follows it", async () => {
     const engine = stallingEngine(4);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const texts: string[] = [];
     const turn = chat.send({ text: "hello" }, { onText: (t) => texts.push(t) });
     await engine.states[0].waiting;
@@ -136,7 +136,7 @@ describe("Stop while a backend's next token never arrives", () => {
 
   it("a Stop before the first token (a backend still waiting to start) ends the turn as stopped with an empty reply", async () => {
     const engine = stallingEngine(0);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const turn = chat.send({ text: "hello" });
     await engine.states[0].waiting;
     chat.stop();
@@ -150,7 +150,7 @@ describe("Stop while a backend's next token never arrives", () => {
 
   it("Reset does not queue behind the wait: it runs at once and starts a fresh state", async () => {
     const engine = stallingEngine(3);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const turn = chat.send({ text: "hello" });
     const queued = assert.rejects(chat.send({ text: "queued" }), CancelledError);
     await engine.states[0].waiting;
@@ -166,7 +166,7 @@ describe("Stop while a backend's next token never arrives", () => {
 
   it("closing the panel (dispose) does not wait for the token either", async () => {
     const engine = stallingEngine(2);
-    const chat = await ChatSession.create(engine);
+    const chat = await Conversation.create(engine);
     const turn = chat.send({ text: "hello" });
     await engine.states[0].waiting;
     const closed = chat.dispose();

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/chats/transcript-store";
 
 function transcript(id: string): SavedTranscript {
   return { version: 1, id, title: "t", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:01.000Z", entries: [{ id: `${id}-0`, role: "user", text: "new", status: "complete" }] };

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, writeFile, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { TranscriptStore, type SavedTranscript } from "../../src/extension/shell/transcript-store";
+import { TranscriptStore, type SavedTranscript } from "../../src/extension/chats/transcript-store";
 import { conversationOfEntries } from "../support/conversation-of";
 
 function transcript(id: string, n: number): SavedTranscript {

@@ -1,8 +1,8 @@
 // Shared (CLI) messages say what to do in VS Code terms inside VS Code.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { inVsCodeTerms } from "../../src/extension/shell/vscode-wording";
-import { lastUnsentMessage } from "../../src/extension/shell/retry-target";
+import { inVsCodeTerms } from "../../src/extension/shell/chat/vscode-wording";
+import { lastUnsentMessage } from "../../src/extension/chats/retry-target";
 import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 
 it("the default model's fetch failure points to Select Model…, not --model", () => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { webviewDocument } from "../../src/extension/shell/webview-document";
+import { webviewDocument } from "../../src/extension/shell/chat/webview-document";
 import type { HostToWebview, TranscriptEntry, WebviewToHost } from "../../src/webview/protocol/messages";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -38,7 +38,7 @@ const ACQUIRE_VSCODE_API_DOUBLE = `
 })();`;
 
 /**
- * The product's own document (shell/webview-document.ts, its CSP included), with what VS Code
+ * The product's own document (shell/chat/webview-document.ts, its CSP included), with what VS Code
  * adds around it: the theme's variables, the body's theme class and acquireVsCodeApi (here a
  * test double, carrying the nonce like any script the CSP lets run).
  */

@@ -37,7 +37,7 @@ std::optional<SamplingOptions> ReadSampling(const Napi::Value& value) {
 
 Napi::Function SessionWrap::DefineClass(Napi::Env env) {
   return Napi::ObjectWrap<SessionWrap>::DefineClass(
-      env, "NativeSession",
+      env, "NativeState",
       {
           InstanceAccessor<&SessionWrap::Position>("position"),
           InstanceAccessor<&SessionWrap::Capacity>("capacity"),
@@ -61,7 +61,7 @@ Napi::Object SessionWrap::NewInstance(Napi::Env env, std::shared_ptr<StatefulMod
 
 SessionWrap::SessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SessionWrap>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) {
-    throw Napi::TypeError::New(info.Env(), "NativeSession is created by NativeModel.createSession()");
+    throw Napi::TypeError::New(info.Env(), "NativeState is created by NativeModel.createSession()");
   }
   SessionSeed* seed = info[0].As<Napi::External<SessionSeed>>().Data();
   try {

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadEngine } from "../backends/load-engine";
-import { ChatSession } from "../core/chat-session";
+import { Conversation } from "../core/conversation";
 import type { Engine } from "../core/engine";
 import type { TurnStats } from "../core/stats";
 import { defaultModelPath } from "../models/default-model";
@@ -62,7 +62,7 @@ function parseBenchArgs(argv: readonly string[]): BenchArgs {
 }
 
 async function conversation(engine: Engine, strategy: "stateful" | "naive", args: BenchArgs): Promise<TurnStats[]> {
-  const chat = await ChatSession.create(engine, { turn: { strategy, maxTokens: args.maxTokens } });
+  const chat = await Conversation.create(engine, { turn: { strategy, maxTokens: args.maxTokens } });
   const stats: TurnStats[] = [];
   try {
     for (let i = 0; i < args.turns; i++) stats.push(await chat.send({ text: MESSAGES[i % MESSAGES.length] }));

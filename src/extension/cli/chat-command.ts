@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { loadEngine, type EngineRequest, type LoadedEngine, type LoadHooks } from "../backends/load-engine";
 import { describeServerStatus, type ServerStatus } from "../backends/remote/status";
 import { ProxyEngine } from "../engine-host/proxy-engine";
-import { ChatSession } from "../core/chat-session";
+import { Conversation } from "../core/conversation";
 import type { Engine, EnginePlacement } from "../core/engine";
 import { toStatefulChatError } from "../core/errors";
 import type { OverflowEvent, TurnStats } from "../core/stats";
@@ -26,7 +26,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
 
   let engine: Engine;
   let loadedEngine: Engine | undefined;
-  let session: ChatSession;
+  let session: Conversation;
   const onServerStatus = (status: ServerStatus) => {
     if (json) emit({ event: "server", ...status });
     else say(`[${describeServerStatus(status)}]\n`);
@@ -50,7 +50,7 @@ export async function runChat(args: ChatArgs): Promise<number> {
     }, { onServerStatus });
     engine = loaded.engine;
     loadedEngine = engine;
-    session = await ChatSession.create(engine, {
+    session = await Conversation.create(engine, {
       turn: {
         maxTokens: args.maxTokens,
         sampling: { temperature: args.temperature, seed: args.seed },
@@ -115,7 +115,7 @@ async function startEngine(inProcess: boolean, request: EngineRequest, hooks: Lo
   return { engine, notice: engine.notice };
 }
 
-async function runTurn(session: ChatSession, line: string, json: boolean, emit: Emit, say: (t: string) => void, placement: EnginePlacement | undefined) {
+async function runTurn(session: Conversation, line: string, json: boolean, emit: Emit, say: (t: string) => void, placement: EnginePlacement | undefined) {
   const onOverflow = (event: OverflowEvent) => {
     if (json) emit({ event: "overflow", ...event });
     else say(`[context full: ${event.strategy} freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter})]\n`);

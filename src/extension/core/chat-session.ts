@@ -1,5 +1,5 @@
 // The public face of the core: one conversation on one KV state, behind a FIFO queue.
-// The CLI and each chat panel own one ChatSession; the engine is shared.
+// The CLI and each chat panel own one Conversation; the engine is shared.
 
 import type { CacheCheck } from "./cache-check";
 import { ChatTemplate, type ChatMessage } from "./chat-template";
@@ -26,13 +26,13 @@ export const DEFAULT_TURN_OPTIONS: TurnOptions = {
   systemPrompt: "You are a helpful coding assistant. Answer concisely and put code in fenced code blocks.",
 };
 
-export interface ChatSessionOptions {
+export interface ConversationOptions {
   readonly turn?: Partial<TurnOptions>;
   /** Tokens per prefill chunk: cancel is honoured within one chunk. Defaults to 128. */
   readonly prefillChunk?: number;
 }
 
-export class ChatSession {
+export class Conversation {
   private readonly queue = new SessionQueue();
   private disposed = false;
 
@@ -42,7 +42,7 @@ export class ChatSession {
     private readonly runner: TurnRunner,
   ) {}
 
-  static async create(engine: Engine, options: ChatSessionOptions = {}): Promise<ChatSession> {
+  static async create(engine: Engine, options: ConversationOptions = {}): Promise<Conversation> {
     // A template the sandbox stops refuses the model here, before a state is made for it.
     const template = new ChatTemplate(engine.chatTemplate, {
       bosToken: engine.tokenizer.bos?.text,
@@ -53,7 +53,7 @@ export class ChatSession {
     const state = await engine.createState();
     const session = new Session(state, engine.tokenizer, options.prefillChunk ?? 128);
     const runner = new TurnRunner(engine, template, session, { ...DEFAULT_TURN_OPTIONS, ...options.turn });
-    return new ChatSession(engine, session, runner);
+    return new Conversation(engine, session, runner);
   }
 
   get position(): number {
@@ -108,7 +108,7 @@ export class ChatSession {
 
   /** Rebuild a saved conversation; its tokens are prefilled on the next turn. */
   restore(messages: readonly ChatMessage[]): Promise<void> {
-    return this.queue.enqueue("restore", () => this.runner.restore(messages));
+    return this.queue.enqueue("restore", () => this.runner.restoreFromMessages(messages));
   }
 
   /**
@@ -123,7 +123,7 @@ export class ChatSession {
 
   /** Continue a saved conversation exactly; adopts the cache at `cachePath` (then its `deltas`) when it matches. Returns whether it did. */
   resume(conversation: ConversationState, cachePath?: string, deltas: readonly string[] = []): Promise<boolean> {
-    return this.queue.enqueue("restore", () => this.runner.resume(conversation, cachePath, deltas));
+    return this.queue.enqueue("restore", () => this.runner.restoreFromSnapshot(conversation, cachePath, deltas));
   }
 
   whenIdle(): Promise<void> {

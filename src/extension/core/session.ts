@@ -1,7 +1,7 @@
 // A session: one KV state plus the ledger of exactly what it holds. It prefills in
 // chunks (so cancel is honoured within one chunk), generates token by token (so stop is
 // honoured within one token) and refuses any write past capacity before the backend is
-// called. It is not re-entrant; ChatSession puts it behind a SessionQueue.
+// called. It is not re-entrant; Conversation puts it behind a SessionQueue.
 
 import { throwIfAborted } from "./abort";
 import type { KvState, SamplingOptions, Tokenizer } from "./engine";
@@ -353,7 +353,7 @@ export class Session {
 
   /**
    * What the engine says its cache holds against what this session evaluated into it
-   * (core/cache-check.ts). Not serialized by itself: ChatSession.probeCache queues it.
+   * (core/cache-check.ts). Not serialized by itself: Conversation.probeCache queues it.
    */
   async probeCache(): Promise<CacheCheck> {
     this.assertUsable();

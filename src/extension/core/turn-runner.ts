@@ -1,7 +1,7 @@
 // Runs one turn on a session: render the conversation with the model's template, check the
 // overflow policy, rewind to the first difference when the template re-rendered the last
 // exchange, prefill only what follows, stream the reply, record stats. It is called by
-// ChatSession inside the session queue, so it never runs twice at once on one session.
+// Conversation inside the session queue, so it never runs twice at once on one session.
 
 import type { ChatMessage, ChatTemplate } from "./chat-template";
 import { ConversationPrompt, type HistoryRendering, type PromptState } from "./conversation-prompt";
@@ -198,7 +198,7 @@ export class TurnRunner {
    * from `cachePath` (and the `deltas` saved after it) when it holds exactly that ledger
    * (else it is re-prefilled lazily). Returns whether the cache was adopted.
    */
-  async resume(state: ConversationState, cachePath?: string, deltas: readonly string[] = []): Promise<boolean> {
+  async restoreFromSnapshot(state: ConversationState, cachePath?: string, deltas: readonly string[] = []): Promise<boolean> {
     const tokens = this.prompt.importState(state.prompt);
     await this.session.restore(tokens);
     this.turns = state.turns;
@@ -208,7 +208,7 @@ export class TurnRunner {
   }
 
   /** Rebuild from a saved transcript; the tokens are prefilled lazily on the next turn. */
-  async restore(messages: readonly ChatMessage[]): Promise<void> {
+  async restoreFromMessages(messages: readonly ChatMessage[]): Promise<void> {
     const withSystem = messages[0]?.role === "system" ? messages : [...this.systemMessages(), ...messages];
     const tokens = this.prompt.seed(withSystem, this.rendering);
     await this.session.restore(tokens);

@@ -15,7 +15,7 @@
 
 import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { ChatSession, SnapshotWriter } from "../core/chat-session";
+import type { Conversation, SnapshotWriter } from "../core/conversation";
 import { checkedChatId, isChatId } from "../core/chat-id";
 import type { ChatMessage } from "../core/chat-template";
 import { makePrivateFolder, replaceDurably, sealFile, syncFolder, writePrivateFile } from "../core/disk/private-files";
@@ -116,7 +116,7 @@ export class SnapshotStore implements KvFileOwner {
    * Returns the meta written, or undefined when there was nothing to save, the backend cannot,
    * or the chat was deleted (reset, closed) meanwhile.
    */
-  async save(id: string, chat: ChatSession, context?: TurnContext): Promise<SnapshotMeta | undefined> {
+  async save(id: string, chat: Conversation, context?: TurnContext): Promise<SnapshotMeta | undefined> {
     if (this.budget.bytes() <= 0) return undefined;
     const ticket = ++this.tickets;
     const { cache, meta } = this.files(id);
@@ -248,7 +248,7 @@ export class SnapshotStore implements KvFileOwner {
    * Resume `chat` from its snapshot when it matches this engine and the transcript's
    * conversation (`messages`, as conversationOf rebuilds it). A mismatch is deleted.
    */
-  restore(id: string, chat: ChatSession, messages: readonly ChatMessage[]): Promise<RestoreOutcome> {
+  restore(id: string, chat: Conversation, messages: readonly ChatMessage[]): Promise<RestoreOutcome> {
     return this.chain(id, async (): Promise<RestoreOutcome> => {
       this.restoring.add(id);
       try {
@@ -260,7 +260,7 @@ export class SnapshotStore implements KvFileOwner {
           return { kind: "none", reason: checked };
         }
         const deltas = (checked.deltas ?? []).map((d) => join(this.root, d.file));
-        const adopted = await chat.resume(checked.conversation, cache, deltas);
+        const adopted = await chat.restoreFromSnapshot(checked.conversation, cache, deltas);
         // What the next save may extend (a delta after these).
         if (adopted) this.onDisk.set(id, onDiskOf(this.publishedAt.get(id) ?? 0, checked));
         // Either way the snapshot's conversation is kept (its cache, or re-prefilled), context and all.

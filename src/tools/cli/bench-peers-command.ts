@@ -4,7 +4,7 @@
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_TURN_OPTIONS } from "../../extension/core/chat-session";
+import { DEFAULT_TURN_OPTIONS } from "../../extension/core/conversation";
 import { defaultModelPath } from "../../extension/models/default-model";
 import { BENCH_MODEL_SETS, ensureChunkedModel, isBenchModelSet, type BenchModelSet } from "../peer-bench/bench-models";
 import { PeerUnavailableError } from "../peer-bench/llama-server-binary";

@@ -1,7 +1,7 @@
-// One chat on our core (the same ChatSession the panels and the CLI use), measured with
+// One chat on our core (the same Conversation the panels and the CLI use), measured with
 // the same client-side clock as the peer.
 
-import { ChatSession } from "../../extension/core/chat-session";
+import { Conversation } from "../../extension/core/conversation";
 import type { Engine } from "../../extension/core/engine";
 import { TurnClock } from "../../extension/core/stats";
 import type { TurnMeasure } from "./turn-measure";
@@ -14,12 +14,12 @@ export interface OurChatOptions {
 
 export class OurChat {
   private constructor(
-    private readonly session: ChatSession,
+    private readonly session: Conversation,
     private readonly chat: number,
   ) {}
 
   static async create(engine: Engine, options: OurChatOptions): Promise<OurChat> {
-    const session = await ChatSession.create(engine, {
+    const session = await Conversation.create(engine, {
       turn: { maxTokens: options.maxTokens, systemPrompt: options.systemPrompt, sampling: { temperature: 0 } },
     });
     return new OurChat(session, options.chat ?? 0);

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "mocha";
 import * as vscode from "vscode";
-import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import type { TestingPanel } from "../../../src/extension/shell/testing/testing-api";
 import { assertEngineHoldsLedger } from "./engine-cache";
 import { closeAllPanels, newChat, turn, waitFor } from "./helpers";
 

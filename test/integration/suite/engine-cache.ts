@@ -4,7 +4,7 @@
 // with `ledgerLength` could never fail.
 
 import * as assert from "node:assert/strict";
-import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import type { TestingPanel } from "../../../src/extension/shell/testing/testing-api";
 
 /** After a finished turn: the engine holds exactly the ledger's tokens, from position 0. */
 export async function assertEngineHoldsLedger(panel: TestingPanel): Promise<void> {

@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { after, afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
-import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import type { TestingPanel } from "../../../src/extension/shell/testing/testing-api";
 import { assertEngineHoldsLedger } from "./engine-cache";
 import { api, closeAllPanels, extension, newChat, turn, waitFor } from "./helpers";
 

@@ -4,7 +4,7 @@ import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { TurnStats } from "../../../src/extension/core/stats";
 import type { StatefulChatApi } from "../../../src/extension/extension";
-import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import type { TestingPanel } from "../../../src/extension/shell/testing/testing-api";
 
 export const EXTENSION_ID = "stateful-chat.stateful-chat";
 

@@ -9,7 +9,7 @@ import { after, afterEach, describe, it } from "mocha";
 import * as vscode from "vscode";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TestingPanel } from "../../../src/extension/shell/testing-api";
+import type { TestingPanel } from "../../../src/extension/shell/testing/testing-api";
 import { api, closeAllPanels, newChat, turn, waitFor } from "./helpers";
 
 const QUESTIONS = [

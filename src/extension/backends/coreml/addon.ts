@@ -48,14 +48,14 @@ export interface NativeError extends Error {
  * touches anything; a mismatch rejects with code "snapshot_mismatch" and leaves the session
  * as it was.
  */
-export interface NativeSessionSnapshots {
+export interface NativeStateSnapshots {
   /** `tokens` (what the state holds, exactly) go into the header; resolves to the file size. */
   saveState(path: string, tokens: Int32Array): Promise<number>;
   /** Resolves to the tokens from the header; the position is their count. */
   loadState(path: string): Promise<Int32Array>;
 }
 
-export interface NativeSession extends NativeSessionSnapshots {
+export interface NativeState extends NativeStateSnapshots {
   readonly position: number;
   readonly capacity: number;
   readonly busy: boolean;
@@ -76,7 +76,7 @@ export interface NativeSession extends NativeSessionSnapshots {
 
 export interface NativeModel {
   info(): NativeModelInfo;
-  createSession(options?: { readonly prefillChunk?: number }): NativeSession;
+  createSession(options?: { readonly prefillChunk?: number }): NativeState;
   dispose(): void;
 }
 

@@ -4,7 +4,7 @@
 import type { CacheProbe, KvState, SamplingOptions } from "../../core/engine";
 import { CapacityError } from "../../core/errors";
 import { ExclusiveAccess } from "../../core/exclusive-access";
-import type { NativeSampling, NativeSession } from "./addon";
+import type { NativeSampling, NativeState } from "./addon";
 import { fromNativeError } from "./native-errors";
 
 function toNativeSampling(sample: SamplingOptions): NativeSampling {
@@ -15,7 +15,7 @@ export class CoreMLState implements KvState {
   private disposed = false;
   private readonly access = new ExclusiveAccess("Core ML session", () => this.disposed, fromNativeError);
   constructor(
-    private readonly session: NativeSession,
+    private readonly session: NativeState,
     private readonly onDispose: (state: CoreMLState) => void,
   ) {}
 

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { Tokenizer } from "../engine";
 import { toStatefulChatError } from "../errors";
 import { REQUEST_ROLES, type RenderedRequest, type RequestMessage, type RequestRole, type ToolSpec } from "./request-messages";
-import type { PoolReply } from "./session-pool";
+import type { PoolReply } from "./request-pool";
 import { STABLE_PREFIX_PLACEMENTS, type StablePrefixPlacement } from "./stable-prefix";
 
 /** The file in the recording folder. */

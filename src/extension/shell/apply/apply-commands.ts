@@ -5,7 +5,7 @@
 import * as vscode from "vscode";
 import { codeBlocksOf } from "../../core/apply/code-blocks";
 import { sharedWorkspaceFiles } from "../context/workspace-files";
-import type { PanelManager } from "../panel-manager";
+import type { PanelManager } from "../chat/panel-manager";
 import { ApplyController, type ApplyOutcome, type ApplyRequest } from "./apply-controller";
 import { ChatApply, type ApplyMessage, type ApplyPort } from "./apply-chat";
 import { APPLY_SCHEME } from "./virtual-documents";

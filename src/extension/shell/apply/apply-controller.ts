@@ -17,7 +17,7 @@ import { CancelledError, toStatefulChatError } from "../../core/errors";
 import type { SpeculationStats } from "../../core/stats";
 import type { ApplyState, SettledApplyState } from "../../../webview/protocol/messages";
 import type { WorkspaceFileIndex } from "../context/workspace-files";
-import { readApplySettings } from "../settings";
+import { readApplySettings } from "../settings/settings";
 import { PendingChanges } from "./pending";
 import { ScriptedPrompts, vscodePrompts } from "./prompts";
 import { judgeApplyTarget, readTarget, resolveTarget, type ApplyTarget } from "./target";

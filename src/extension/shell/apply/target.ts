@@ -8,7 +8,7 @@
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
 import { matchWorkspacePaths, normalizeRelative, relativeToRoots } from "../../core/apply/paths";
-import { relativeLabel } from "../context-sources";
+import { relativeLabel } from "../context/context-sources";
 import type { WorkspaceFileIndex } from "../context/workspace-files";
 import type { ApplyPrompts } from "./prompts";
 import { judgeTarget, type TargetVerdict } from "./target-safety";

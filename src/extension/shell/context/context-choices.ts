@@ -4,7 +4,7 @@
 // at all. Plain state, no VS Code: the gatherer reads it, the webview's messages change it.
 
 import type { ContextItem } from "../../core/context-delta";
-import type { ComposerChoices } from "../saved-transcript";
+import type { ComposerChoices } from "../../chats/saved-transcript";
 
 export type MentionKeyword = "problems" | "selection" | "open" | "workspace";
 export const MENTION_KEYWORDS: readonly MentionKeyword[] = ["problems", "selection", "open", "workspace"];

@@ -14,7 +14,7 @@ import {
   refusalByPath,
   relativeLabel,
   type GatheredContext,
-} from "../context-sources";
+} from "./context-sources";
 import type { ContextChoices, Mention } from "./context-choices";
 import type { WorkspaceFileIndex } from "./workspace-files";
 

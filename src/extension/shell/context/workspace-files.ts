@@ -6,7 +6,7 @@
 import * as vscode from "vscode";
 import { workspaceOutline } from "../../core/context-outline";
 import { PathIndex } from "../../core/context-ranking";
-import { relativeLabel } from "../context-sources";
+import { relativeLabel } from "./context-sources";
 import { forgetGitignores, isGitignored } from "./file-checks";
 
 /** Enough for large repositories; past it the list is cut (and completion says so). */

@@ -15,8 +15,8 @@ import { MODEL_SOURCE_LABELS } from "../../models/discovery";
 import { localModelDiscovery } from "../../models/discovery/cache";
 import { ggufFileTypeName, ggufSummaryOf, readGgufMetadata, type GgufSummary } from "../../models/gguf-header";
 import { kvGeometryOf, type KvGeometry } from "../../models/kv-geometry";
-import { defaultModelCandidates, modelsFolder } from "../model-location";
-import type { ChatSettings } from "../settings";
+import { defaultModelCandidates, modelsFolder } from "../models/model-location";
+import type { ChatSettings } from "../settings/settings";
 import type { ProviderContext } from "./provider-context";
 
 export interface CatalogModel {

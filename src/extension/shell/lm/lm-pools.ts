@@ -12,19 +12,19 @@ import type { Tokenizer } from "../../core/engine";
 import { FilePrefixStore } from "../../core/request-pool/file-prefix-store";
 import type { RequestTemplate } from "../../core/request-pool/request-messages";
 import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
-import { SessionPool, type PoolReply } from "../../core/request-pool/session-pool";
+import { RequestPool, type PoolReply } from "../../core/request-pool/request-pool";
 import { TOOL_CALL_MARKERS, toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
 import { prefixStoreKey } from "../../snapshots/prefix-key";
-import type { EngineLease, EngineRegistry } from "../engine-registry";
-import { engineSettingsOf } from "../panel-helpers";
+import type { EngineLease, EngineRegistry } from "../engines/engine-registry";
+import { engineSettingsOf } from "../chat/panel-helpers";
 import { IdleTracker } from "../../core/request-pool/idle-tracker";
-import { readProviderIdleMs, readProviderSessions, readProviderStablePrefixFirst, readSettings } from "../settings";
+import { readProviderIdleMs, readProviderSessions, readProviderStablePrefixFirst, readSettings } from "../settings/settings";
 import type { CatalogModel } from "./lm-catalog";
 import { providerEngineSettings } from "./provider-settings";
 
 export interface ModelPool {
   readonly model: CatalogModel;
-  readonly pool: SessionPool;
+  readonly pool: RequestPool;
   /** The model's template with the provider's layout options, read at each request (a changed setting needs no reload). */
   readonly template: RequestTemplate;
   readonly tokenizer: Tokenizer;
@@ -127,7 +127,7 @@ export class ModelPools implements vscode.Disposable {
         const prefixKey = await prefixStoreKey(engine.info); // undefined: this backend's caches are not stored
         const prefixStore = prefixKey === undefined ? undefined : new FilePrefixStore({ dir: join(this.storageDir, model.id, "prefixes"), key: prefixKey, budget: this.diskBudget });
         held.prefixes = prefixStore;
-        const pool = new SessionPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
+        const pool = new RequestPool(engine, { size: readProviderSessions(), snapshotDir: join(this.storageDir, model.id), diskBudget: this.diskBudget, prefixStore });
         const chat = new ChatTemplate(engine.chatTemplate, { bosToken: engine.tokenizer.bos?.text, eosToken: engine.tokenizer.eosText, modelName: engine.info.modelName });
         chat.probe();
         const toolFormat = toolCallFormatOf(engine.chatTemplate);
@@ -176,8 +176,8 @@ export class ModelPools implements vscode.Disposable {
   }
 
   /** Live and parked sessions per model, for Show Session Stats. */
-  async views(): Promise<Array<{ readonly model: string } & ReturnType<SessionPool["view"]>>> {
-    const out: Array<{ readonly model: string } & ReturnType<SessionPool["view"]>> = [];
+  async views(): Promise<Array<{ readonly model: string } & ReturnType<RequestPool["view"]>>> {
+    const out: Array<{ readonly model: string } & ReturnType<RequestPool["view"]>> = [];
     for (const entry of this.entries.values()) {
       const ready = await entry.ready.catch(() => undefined);
       if (ready) out.push({ model: ready.modelName, ...ready.pool.view() });

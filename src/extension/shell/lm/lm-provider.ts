@@ -6,7 +6,7 @@
 
 import * as vscode from "vscode";
 import { CancelledError, CapacityError, toStatefulChatError } from "../../core/errors";
-import { readSettings } from "../settings";
+import { readSettings } from "../settings/settings";
 import { catalogModels, chatInformationOf, type CatalogModel } from "./lm-catalog";
 import { messageText, requestMessagesOf, toolSpecsOf } from "./lm-messages";
 import type { ModelPools } from "./lm-pools";

@@ -14,8 +14,8 @@
 // settings, so a changed plan (another setting, another session count) releases the old
 // engine and loads the new one.
 
-import type { ChatSettings } from "../settings";
-import { readProviderContextSize, readProviderSessions } from "../settings";
+import type { ChatSettings } from "../settings/settings";
+import { readProviderContextSize, readProviderSessions } from "../settings/settings";
 import type { CatalogModel } from "./lm-catalog";
 import { ProviderContexts, type ProviderContext } from "./provider-context";
 

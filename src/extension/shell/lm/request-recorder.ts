@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import type { Tokenizer } from "../../core/engine";
 import type { RenderedRequest, RequestMessage, ToolSpec } from "../../core/request-pool/request-messages";
 import { outcomeRecordOf, REQUEST_LOG_FILE, requestRecordOf, type RequestLogLine } from "../../core/request-pool/request-record";
-import type { PoolReply } from "../../core/request-pool/session-pool";
+import type { PoolReply } from "../../core/request-pool/request-pool";
 
 export const RECORD_REQUESTS_ENV = "STATEFUL_CHAT_RECORD_REQUESTS";
 

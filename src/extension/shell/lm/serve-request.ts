@@ -3,7 +3,7 @@
 
 import type { SamplingOptions } from "../../core/engine";
 import { renderRequest, type RequestMessage, type ToolCall, type ToolSpec } from "../../core/request-pool/request-messages";
-import type { PoolReply, PoolRequest } from "../../core/request-pool/session-pool";
+import type { PoolReply, PoolRequest } from "../../core/request-pool/request-pool";
 import { StreamDecoder } from "../../core/stream-decoder";
 import type { ReplyPart } from "../../core/tool-calls/tool-call-stream";
 import { ToolCallTokenStream } from "../../core/tool-calls/tool-call-tokens";

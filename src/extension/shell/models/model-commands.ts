@@ -3,11 +3,11 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { MODEL_CATALOG } from "../models/catalog";
-import { type DiscoveredModel, discoverLocalModels, MODEL_SOURCE_LABELS } from "../models/discovery";
-import { downloadCatalogModel } from "../models/hub-download";
+import { MODEL_CATALOG } from "../../models/catalog";
+import { type DiscoveredModel, discoverLocalModels, MODEL_SOURCE_LABELS } from "../../models/discovery/index";
+import { downloadCatalogModel } from "../../models/hub-download";
 import { defaultModelCandidates, modelsFolder } from "./model-location";
-import { writeModelPath } from "./settings";
+import { writeModelPath } from "../settings/settings";
 
 const MODEL_PATTERN = /\.(gguf|mlpackage|mlmodelc)$/i;
 

@@ -1,24 +1,24 @@
-// A chat panel's session lifecycle: the engine lease, the ChatSession opened on it (resumed
+// A chat panel's session lifecycle: the engine lease, the Conversation opened on it (resumed
 // from the panel's KV snapshot or its transcript), and closing both (session-slot.ts: a panel
 // closed while its session opens gives both back).
 
 import type * as vscode from "vscode";
-import { withServerStatus } from "../backends/remote/remote-engine";
-import type { ServerStatus } from "../backends/remote/status";
-import { ChatSession } from "../core/chat-session";
-import type { ChatMessage } from "../core/chat-template";
-import type { SavedContextItem } from "../core/context-delta";
-import { DisposedError, toStatefulChatError, type StatefulChatError } from "../core/errors";
-import type { ModelView } from "../../webview/protocol/messages";
-import type { EngineLease, EngineRegistry } from "./engine-registry";
-import { existingDefaultModel, resolveModelPath } from "./model-location";
+import { withServerStatus } from "../../backends/remote/remote-engine";
+import type { ServerStatus } from "../../backends/remote/status";
+import { Conversation } from "../../core/conversation";
+import type { ChatMessage } from "../../core/chat-template";
+import type { SavedContextItem } from "../../core/context-delta";
+import { DisposedError, toStatefulChatError, type StatefulChatError } from "../../core/errors";
+import type { ModelView } from "../../../webview/protocol/messages";
+import type { EngineLease, EngineRegistry } from "../engines/engine-registry";
+import { existingDefaultModel, resolveModelPath } from "../models/model-location";
 import { modelKeyOf } from "./panel-helpers";
 import type { PanelSnapshots } from "./panel-snapshots";
-import { modelView } from "./panel-views";
-import { readSettings, type ChatSettings } from "./settings";
-import { SessionSlot, type SlotOpening } from "./session-slot";
+import { modelView } from "../../chats/chat-views";
+import { readSettings, type ChatSettings } from "../settings/settings";
+import { LeaseSlot, type SlotOpening } from "../../chats/lease-slot";
 
-export interface PanelSessionDeps {
+export interface ChatConversationDeps {
   readonly panelId: string;
   readonly context: vscode.ExtensionContext;
   readonly registry: EngineRegistry;
@@ -36,19 +36,19 @@ export interface PanelSessionDeps {
   readonly modelLabel?: (modelPath: string) => string | undefined;
 }
 
-export class PanelSession {
-  private readonly slot: SessionSlot<EngineLease, ChatSession>;
+export class ChatConversation {
+  private readonly slot: LeaseSlot<EngineLease, Conversation>;
   private view: ModelView | undefined;
   /** Which model settings the current session was opened with. */
   private modelKey = "";
 
-  constructor(private readonly deps: PanelSessionDeps) {
-    this.slot = new SessionSlot(deps.isDisposed);
+  constructor(private readonly deps: ChatConversationDeps) {
+    this.slot = new LeaseSlot(deps.isDisposed);
     // A chat opened again (revived after a reload, reopened by id) keeps its snapshot.
     void deps.snapshots.claim(deps.panelId);
   }
 
-  get session(): ChatSession | undefined {
+  get session(): Conversation | undefined {
     return this.slot.session;
   }
 
@@ -66,7 +66,7 @@ export class PanelSession {
     return this.slot.session !== undefined && this.modelKey !== modelKeyOf(readSettings());
   }
 
-  ensure(): Promise<ChatSession> {
+  ensure(): Promise<Conversation> {
     return this.slot.ensure(() => this.opening());
   }
 
@@ -81,7 +81,7 @@ export class PanelSession {
     await this.slot.close();
   }
 
-  private opening(): SlotOpening<EngineLease, ChatSession> {
+  private opening(): SlotOpening<EngineLease, Conversation> {
     // Read inside acquire's try: a setting that cannot be read fails this open with a banner
     // instead of leaving the panel on "Loading model…".
     let settings: ChatSettings | undefined;
@@ -108,10 +108,10 @@ export class PanelSession {
         // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
         const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
         // acquire ran first and set it.
-        const session = await ChatSession.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
+        const session = await Conversation.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
         try {
           const messages = this.deps.conversation();
-          if (messages.length > 0) this.deps.resumedContext(await this.deps.snapshots.resume(this.deps.panelId, session, messages));
+          if (messages.length > 0) this.deps.resumedContext(await this.deps.snapshots.restore(this.deps.panelId, session, messages));
           return session;
         } catch (error) {
           await session.dispose();

@@ -1,4 +1,4 @@
-// One chat panel = one webview + one ChatSession (its own KV state and queue) on a shared
+// One chat panel = one webview + one Conversation (its own KV state and queue) on a shared
 // engine. The webview is an editor tab or the side bar view (chat-surface.ts): the chat is the
 // same in both. The panel ties three parts together: the session's lifecycle (panel-session.ts),
 // the transcript the user sees (panel-transcript.ts) and the webview's messages
@@ -6,13 +6,13 @@
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
-import { describeServerStatus, type ServerStatus } from "../backends/remote/status";
+import { describeServerStatus, type ServerStatus } from "../../backends/remote/status";
 import { PanelContext } from "./panel-context";
-import { sharedWorkspaceFiles } from "./context/workspace-files";
-import { CancelledError, toStatefulChatError } from "../core/errors";
-import type { OverflowEvent, TurnStats } from "../core/stats";
-import type { CacheCheck } from "../core/cache-check";
-import type { EnginePlacement } from "../core/engine";
+import { sharedWorkspaceFiles } from "../context/workspace-files";
+import { CancelledError, toStatefulChatError } from "../../core/errors";
+import type { OverflowEvent, TurnStats } from "../../core/stats";
+import type { CacheCheck } from "../../core/cache-check";
+import type { EnginePlacement } from "../../core/engine";
 import {
   MAX_MESSAGE_CHARS,
   parseWebviewMessage,
@@ -20,28 +20,28 @@ import {
   type HostToWebview,
   type ModelView,
   type TranscriptEntry,
-} from "../../webview/protocol/messages";
+} from "../../../webview/protocol/messages";
 import { Disposable } from "./disposable";
-import { bannerActionsFor, marksMessageNotSent } from "./error-actions";
+import { bannerActionsFor, marksMessageNotSent } from "../../chats/error-actions";
 import { cancelledLoadNotice, crashNotice, lastFailedMessage, safePreview } from "./panel-helpers";
-import type { EngineRegistry } from "./engine-registry";
+import type { EngineRegistry } from "../engines/engine-registry";
 import type { PanelSnapshots } from "./panel-snapshots";
-import { readSettings } from "./settings";
-import { conversationOf } from "./conversation-of";
-import { damagedTranscriptNotice } from "./damaged-transcript";
-import type { SavedTranscript, TranscriptStore } from "./transcript-store";
-import { composerChoicesOf } from "./saved-transcript";
+import { readSettings } from "../settings/settings";
+import { conversationOf } from "../../chats/conversation-of";
+import { damagedTranscriptNotice } from "../../chats/damaged-transcript";
+import type { SavedTranscript, TranscriptStore } from "../../chats/transcript-store";
+import { composerChoicesOf } from "../../chats/saved-transcript";
 import { renderWebviewHtml, webviewOptions } from "./webview-html";
-import { statsView } from "./panel-views";
-import { TokenCoalescer } from "./token-coalescer";
-import type { ApplyPort } from "./apply/apply-chat";
-import { PanelTranscript, type MutableEntry } from "./panel-transcript";
-import { PanelSession } from "./panel-session";
+import { statsView } from "../../chats/chat-views";
+import { TokenCoalescer } from "../../chats/token-coalescer";
+import type { ApplyPort } from "../apply/apply-chat";
+import { PanelTranscript, type MutableEntry } from "../../chats/chat-transcript";
+import { ChatConversation } from "./chat-conversation";
 import { dispatchWebviewMessage } from "./panel-dispatch";
 import { editorSurface, MovableSurface, type ChatSurface } from "./chat-surface";
 import { inVsCodeTerms } from "./vscode-wording";
-import { lastUnsentMessage } from "./retry-target";
-import { modelLabelOf } from "./model-labels";
+import { lastUnsentMessage } from "../../chats/retry-target";
+import { modelLabelOf } from "../models/model-labels";
 
 export const CHAT_VIEW_TYPE = "statefulChat.chat";
 
@@ -74,7 +74,7 @@ export class ChatPanel extends Disposable {
   private lastStats: TurnStats | undefined;
   private readonly context: PanelContext;
   private readonly history: PanelTranscript;
-  private readonly lifecycle: PanelSession;
+  private readonly lifecycle: ChatConversation;
   private readonly tokens = new TokenCoalescer((id, text) => {
     if (!this.isDisposed) void this.surface.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
   });
@@ -103,7 +103,7 @@ export class ChatPanel extends Disposable {
       logError: (message) => deps.log.error(message),
       composer: () => this.context.choices.lasting(),
     });
-    this.lifecycle = new PanelSession({
+    this.lifecycle = new ChatConversation({
       panelId: id,
       context: deps.context,
       registry: deps.registry,
@@ -180,7 +180,7 @@ export class ChatPanel extends Disposable {
   }
 
   /** A saved chat on a surface: by id (its transcript and KV snapshot), or a history copy (`seed`, under a new id). */
-  static async revive(surface: ChatSurface, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
+  static async reopen(surface: ChatSurface, id: string | undefined, deps: PanelDeps, seed?: SavedTranscript): Promise<ChatPanel> {
     // `seed`: a history copy continues as a new chat (the copy in history stays as it was).
     const found = seed || !id ? undefined : await deps.store.read(id);
     const saved = seed ?? (found?.kind === "saved" ? found.transcript : undefined);

@@ -6,12 +6,12 @@
 
 import { totalmem } from "node:os";
 import * as vscode from "vscode";
-import { MODEL_CATALOG, type CatalogEntry } from "../models/catalog";
-import { discoverLocalModels, MODEL_SOURCE_LABELS, type DiscoveredModel } from "../models/discovery";
-import { recommendedModel } from "../models/recommend";
-import { CHAT_VIEW_ID } from "./chat-view";
+import { MODEL_CATALOG, type CatalogEntry } from "../../models/catalog";
+import { discoverLocalModels, MODEL_SOURCE_LABELS, type DiscoveredModel } from "../../models/discovery/index";
+import { recommendedModel } from "../../models/recommend";
+import { CHAT_VIEW_ID } from "../chat/chat-view";
 import { rememberModelLabel } from "./model-labels";
-import { writeModelPath } from "./settings";
+import { writeModelPath } from "../settings/settings";
 
 export const SETUP_MODEL_COMMAND = "statefulChat.setUpModel";
 

@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import type { PanelManager } from "./panel-manager";
-import { statusText, type StatusView } from "./status-text";
+import { statusText, type StatusView } from "../../chats/status-text";
 
 export class ChatStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

@@ -1,7 +1,7 @@
 // What the panel shows of the core's figures: the webview's view types, built from the
 // core's turn stats and the loaded engine.
 
-import type { ChatSession } from "../core/chat-session";
+import type { Conversation } from "../core/conversation";
 import type { TurnStats } from "../core/stats";
 import type { ModelView, TurnStatsView } from "../../webview/protocol/messages";
 import { basename } from "node:path";
@@ -25,7 +25,7 @@ export function statsView(stats: TurnStats): TurnStatsView {
 }
 
 /** `label`: the name the user knows the model by, when its file name is not it. */
-export function modelView(session: ChatSession, notice: string | undefined, label?: string): ModelView {
+export function modelView(session: Conversation, notice: string | undefined, label?: string): ModelView {
   const info = session.engine.info;
   return {
     name: label ?? info.modelName,

@@ -3,18 +3,18 @@
 // (WebviewPanelSerializer), and the `statefulChat.streaming` context key.
 
 import * as vscode from "vscode";
-import type { FeatureHosts } from "../activation/feature-hosts";
+import type { FeatureHosts } from "../../activation/feature-hosts";
 import { ChatPanel, CHAT_VIEW_TYPE, type PanelDeps } from "./chat-panel";
 import { editorSurface, type ChatSurface } from "./chat-surface";
 import { join } from "node:path";
-import type { KvDiskBudget } from "../core/request-pool/kv-disk-budget";
-import { KV_FOLDERS, KvFolderBudget } from "../snapshots/kv-disk-budget";
-import { SnapshotStore } from "../snapshots/snapshot-store";
-import type { EngineRegistry } from "./engine-registry";
+import type { KvDiskBudget } from "../../core/request-pool/kv-disk-budget";
+import { KV_FOLDERS, KvFolderBudget } from "../../snapshots/kv-disk-budget";
+import { SnapshotStore } from "../../snapshots/snapshot-store";
+import type { EngineRegistry } from "../engines/engine-registry";
 import { PanelSnapshots } from "./panel-snapshots";
-import { readSnapshotBudgetBytes } from "./settings";
-import { restoredChatId } from "./restored-chat-id";
-import type { SavedTranscript, TranscriptStore } from "./transcript-store";
+import { readSnapshotBudgetBytes } from "../settings/settings";
+import { restoredChatId } from "../../chats/restored-chat-id";
+import type { SavedTranscript, TranscriptStore } from "../../chats/transcript-store";
 
 const OPEN_PANELS_KEY = "statefulChat.openPanels";
 
@@ -64,7 +64,7 @@ export class PanelManager implements vscode.Disposable {
       hosts.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
           const id = this.claimRestoredId(state);
-          this.track(await ChatPanel.revive(editorSurface(panel), id, this.deps()));
+          this.track(await ChatPanel.reopen(editorSurface(panel), id, this.deps()));
         },
       }),
       this.changed,
@@ -98,7 +98,7 @@ export class PanelManager implements vscode.Disposable {
    */
   async showInView(surface: ChatSurface, from: { readonly id?: string; readonly seed?: SavedTranscript } = {}): Promise<ChatPanel> {
     this.retireViewChat();
-    const chat = from.id || from.seed ? await ChatPanel.revive(surface, from.id, this.deps(), from.seed) : ChatPanel.start(surface, this.deps());
+    const chat = from.id || from.seed ? await ChatPanel.reopen(surface, from.id, this.deps(), from.seed) : ChatPanel.start(surface, this.deps());
     this.retireViewChat();
     this.viewChat = chat;
     this.lastActive = chat;
@@ -133,7 +133,7 @@ export class PanelManager implements vscode.Disposable {
   /** Opens a chat again by id, the way the serializer revives it after a window reload (tests use it). */
   async reopen(id: string): Promise<ChatPanel> {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, "Stateful Chat", vscode.ViewColumn.Active);
-    return this.track(await ChatPanel.revive(editorSurface(panel), id, this.deps()));
+    return this.track(await ChatPanel.reopen(editorSurface(panel), id, this.deps()));
   }
 
   /** Closes a chat as a window reload does (the host's shutdown keeps its snapshot); tests use it. */
@@ -144,7 +144,7 @@ export class PanelManager implements vscode.Disposable {
 
   async openTranscript(saved: SavedTranscript): Promise<ChatPanel> {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, saved.title, vscode.ViewColumn.Active);
-    return this.track(await ChatPanel.revive(editorSurface(panel), undefined, this.deps(), saved));
+    return this.track(await ChatPanel.reopen(editorSurface(panel), undefined, this.deps(), saved));
   }
 
   private deps(): PanelDeps {

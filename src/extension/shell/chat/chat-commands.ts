@@ -4,10 +4,10 @@
 import * as vscode from "vscode";
 import type { ChatPanel } from "./chat-panel";
 import { registerHistoryCommands } from "./history-commands";
-import type { ModelPools } from "./lm/lm-pools";
-import { writeProviderStats } from "./lm/provider-stats";
+import type { ModelPools } from "../lm/lm-pools";
+import { writeProviderStats } from "../lm/provider-stats";
 import type { PanelManager } from "./panel-manager";
-import type { TranscriptStore } from "./transcript-store";
+import type { TranscriptStore } from "../../chats/transcript-store";
 
 async function pickPanel(manager: PanelManager, placeHolder: string, quiet = false): Promise<ChatPanel | undefined> {
   const active = manager.active;

@@ -1,12 +1,12 @@
 // The only place that reads `statefulChat.*` settings; everything else gets plain options.
 
 import * as vscode from "vscode";
-import { isBackendChoice, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
-import { isGpuChoice, type GpuChoice, type GpuLayersChoice } from "../backends/llamacpp/gpu-choice";
-import { isServerKindChoice, type ServerKindChoice } from "../backends/remote/options";
-import { isSpeculativeMode, type SpeculativeMode } from "../core/speculation/modes";
-import type { TurnOptions } from "../core/turn-runner";
-import type { ProviderContextSetting } from "./lm/provider-context";
+import { isBackendChoice, type BackendChoice, type ComputeUnitsChoice } from "../../backends/load-engine";
+import { isGpuChoice, type GpuChoice, type GpuLayersChoice } from "../../backends/llamacpp/gpu-choice";
+import { isServerKindChoice, type ServerKindChoice } from "../../backends/remote/options";
+import { isSpeculativeMode, type SpeculativeMode } from "../../core/speculation/modes";
+import type { TurnOptions } from "../../core/turn-runner";
+import type { ProviderContextSetting } from "../lm/provider-context";
 import { checkedAutoOrCount, checkedChoice, checkedNumber, describeProblem, SETTINGS_PREFIX, type SettingProblem } from "./setting-schema";
 import { SettingReader } from "./setting-reader";
 import { describeMigrationStep, migrateRenamedSettings, type MigratableConfiguration, type MigrationScope, SETTING_RENAMES, type SettingLevel } from "./settings-migration";

@@ -5,12 +5,12 @@
 // hidden or moved, brings the same conversation back (transcript and KV snapshot).
 
 import * as vscode from "vscode";
-import type { FeatureHosts } from "../activation/feature-hosts";
+import type { FeatureHosts } from "../../activation/feature-hosts";
 import type { ChatPanel } from "./chat-panel";
 import { viewSurface } from "./chat-surface";
 import { pickFromHistory } from "./history-commands";
 import type { PanelManager } from "./panel-manager";
-import type { TranscriptStore } from "./transcript-store";
+import type { TranscriptStore } from "../../chats/transcript-store";
 
 export const CHAT_VIEW_ID = "statefulChat.chatView";
 const VIEW_CHAT_KEY = "statefulChat.viewChat";

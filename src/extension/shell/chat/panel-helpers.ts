@@ -1,10 +1,10 @@
 // A chat panel's small pure helpers (no `vscode`: unit-tested): the message to send again on
 // Retry and the transcript notice after an engine crash; the model key and log preview.
 
-import type { StatefulChatError } from "../core/errors";
-import { ModelFetchCancelledError } from "../models/default-model";
-import type { TranscriptEntry } from "../../webview/protocol/messages";
-import type { ChatSettings } from "./settings";
+import type { StatefulChatError } from "../../core/errors";
+import { ModelFetchCancelledError } from "../../models/default-model";
+import type { TranscriptEntry } from "../../../webview/protocol/messages";
+import type { ChatSettings } from "../settings/settings";
 
 /** The last user message, when the reply to it failed (Retry sends it again). */
 export function lastFailedMessage(entries: readonly TranscriptEntry[]): string | undefined {

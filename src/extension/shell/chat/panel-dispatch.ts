@@ -2,9 +2,9 @@
 // the composer's context, Apply, or VS Code itself.
 
 import * as vscode from "vscode";
-import type { WebviewToHost } from "../../webview/protocol/messages";
-import type { ApplyPort } from "./apply/apply-chat";
-import { handleApplyMessage, replayApplyStates } from "./apply/apply-commands";
+import type { WebviewToHost } from "../../../webview/protocol/messages";
+import type { ApplyPort } from "../apply/apply-chat";
+import { handleApplyMessage, replayApplyStates } from "../apply/apply-commands";
 import type { PanelContext } from "./panel-context";
 
 /** What the dispatcher needs of a panel. */

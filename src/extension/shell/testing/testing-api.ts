@@ -2,17 +2,17 @@
 // panels and read session figures. It exposes only what a user can do from the UI.
 
 import * as vscode from "vscode";
-import type { TurnStats } from "../core/stats";
-import type { CacheCheck } from "../core/cache-check";
-import type { ApplyRegistration } from "./apply/apply-commands";
-import type { RestoreOutcome } from "../snapshots/snapshot-store";
-import type { ChatPanel } from "./chat-panel";
-import type { BannerAction, TranscriptEntry } from "../../webview/protocol/messages";
-import type { EngineRegistry } from "./engine-registry";
-import type { ModelPools, ServedRequest } from "./lm/lm-pools";
-import { settingWarnings } from "./settings";
-import type { PanelManager } from "./panel-manager";
-import type { HistoryItem, SavedTranscript, TranscriptStore } from "./transcript-store";
+import type { TurnStats } from "../../core/stats";
+import type { CacheCheck } from "../../core/cache-check";
+import type { ApplyRegistration } from "../apply/apply-commands";
+import type { RestoreOutcome } from "../../snapshots/snapshot-store";
+import type { ChatPanel } from "../chat/chat-panel";
+import type { BannerAction, TranscriptEntry } from "../../../webview/protocol/messages";
+import type { EngineRegistry } from "../engines/engine-registry";
+import type { ModelPools, ServedRequest } from "../lm/lm-pools";
+import { settingWarnings } from "../settings/settings";
+import type { PanelManager } from "../chat/panel-manager";
+import type { HistoryItem, SavedTranscript, TranscriptStore } from "../../chats/transcript-store";
 
 export interface TestingPanel {
   readonly id: string;

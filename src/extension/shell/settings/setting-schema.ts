@@ -5,7 +5,7 @@
 // is reported (the shell warns once, naming the setting) instead of reaching the engine, which
 // would refuse it.
 
-import manifest from "../../../package.json";
+import manifest from "../../../../package.json";
 
 interface PropertySchema {
   readonly type?: string | readonly string[];

@@ -6,10 +6,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { ModelNotFoundError, StatefulChatError } from "../core/errors";
-import { DEFAULT_MODEL, ensureDefaultModel, ModelFetchError } from "../models/default-model";
-import { SharedLoads } from "./shared-loads";
-import { inVsCodeTerms } from "./vscode-wording";
+import { ModelNotFoundError, StatefulChatError } from "../../core/errors";
+import { DEFAULT_MODEL, ensureDefaultModel, ModelFetchError } from "../../models/default-model";
+import { SharedLoads } from "../engines/shared-loads";
+import { inVsCodeTerms } from "../chat/vscode-wording";
 
 export function defaultModelCandidates(context: vscode.ExtensionContext): string[] {
   const candidates = [

@@ -5,10 +5,10 @@
 
 import { relative } from "node:path";
 import * as vscode from "vscode";
-import type { ContextItem } from "../core/context-delta";
-import { checkText, type ContentVerdict } from "../core/context-filter";
-import type { RefusedItem } from "../core/context-plan";
-import { readFileVerdict, refusalByPath as refusalOf } from "./context/file-checks";
+import type { ContextItem } from "../../core/context-delta";
+import { checkText, type ContentVerdict } from "../../core/context-filter";
+import type { RefusedItem } from "../../core/context-plan";
+import { readFileVerdict, refusalByPath as refusalOf } from "./file-checks";
 
 export interface GatheredContext {
   readonly items: ContextItem[];

@@ -4,19 +4,19 @@
 // sent is what the chips showed (DESIGN: workspace context, incrementally).
 
 import * as vscode from "vscode";
-import { ContextLedger, type ContextChipData, type SavedContextItem } from "../core/context-delta";
-import { planContext, type ContextPlanInput } from "../core/context-plan";
-import type { Tokenizer } from "../core/engine";
-import type { TurnInput } from "../core/turn-runner";
-import type { ComposerChip, HostToWebview, MentionOption, WebviewToHost } from "../../webview/protocol/messages";
-import { ContextChoices, MENTION_KEYWORDS } from "./context/context-choices";
-import { gatherContext } from "./context/gather-context";
-import { mentionOptions } from "./context/mention-options";
-import type { WorkspaceFileIndex } from "./context/workspace-files";
-import { isContextScheme, selectionItem } from "./context-sources";
+import { ContextLedger, type ContextChipData, type SavedContextItem } from "../../core/context-delta";
+import { planContext, type ContextPlanInput } from "../../core/context-plan";
+import type { Tokenizer } from "../../core/engine";
+import type { TurnInput } from "../../core/turn-runner";
+import type { ComposerChip, HostToWebview, MentionOption, WebviewToHost } from "../../../webview/protocol/messages";
+import { ContextChoices, MENTION_KEYWORDS } from "../context/context-choices";
+import { gatherContext } from "../context/gather-context";
+import { mentionOptions } from "../context/mention-options";
+import type { WorkspaceFileIndex } from "../context/workspace-files";
+import { isContextScheme, selectionItem } from "../context/context-sources";
 import { Disposable } from "./disposable";
 import type { ChatSurface } from "./chat-surface";
-import { readSettings } from "./settings";
+import { readSettings } from "../settings/settings";
 
 export interface AttachedContext {
   readonly turn: TurnInput;

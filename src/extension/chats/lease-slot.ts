@@ -25,7 +25,7 @@ export interface SlotOpening<L extends Releasable, S extends Disposable> {
   ready?(session: S, lease: L): void;
 }
 
-export class SessionSlot<L extends Releasable, S extends Disposable> {
+export class LeaseSlot<L extends Releasable, S extends Disposable> {
   /** Bumped by close(): an open started before it is stale. */
   private generation = 0;
   private lease: L | undefined;

@@ -5,10 +5,10 @@
 // history already (archived when the panel closed), and nothing will revive it.
 
 import type * as vscode from "vscode";
-import type { ChatSession } from "../core/chat-session";
-import type { ChatMessage } from "../core/chat-template";
-import type { SavedContextItem } from "../core/context-delta";
-import type { RestoreOutcome, SnapshotStore, TurnContext } from "../snapshots/snapshot-store";
+import type { Conversation } from "../../core/conversation";
+import type { ChatMessage } from "../../core/chat-template";
+import type { SavedContextItem } from "../../core/context-delta";
+import type { RestoreOutcome, SnapshotStore, TurnContext } from "../../snapshots/snapshot-store";
 
 /**
  * How long a closed chat's snapshot is kept before it is deleted. A window reload also
@@ -80,11 +80,11 @@ export class PanelSnapshots implements vscode.Disposable {
    * cache file would not load); none when rebuilt from the transcript, which keeps only what the
    * user typed.
    */
-  async resume(id: string, session: ChatSession, messages: readonly ChatMessage[]): Promise<readonly SavedContextItem[]> {
+  async restore(id: string, session: Conversation, messages: readonly ChatMessage[]): Promise<readonly SavedContextItem[]> {
     this.claim(id);
     const outcome = await this.store.restore(id, session, messages).catch((error: unknown): RestoreOutcome => ({ kind: "none", reason: String(error) }));
     this.outcomes.set(id, outcome);
-    if (outcome.kind === "none") await session.restore(messages);
+    if (outcome.kind === "none") await session.restoreFromMessages(messages);
     this.log.info(
       outcome.kind === "snapshot"
         ? `Chat ${id}: KV cache restored from its snapshot (${outcome.tokens} tokens)`
@@ -98,7 +98,7 @@ export class PanelSnapshots implements vscode.Disposable {
   }
 
   /** After a completed turn: save in the background (queued behind the chat's next operation), with the context the turn left the model holding. */
-  saveAfterTurn(id: string, session: ChatSession, context?: TurnContext): void {
+  saveAfterTurn(id: string, session: Conversation, context?: TurnContext): void {
     void this.store.save(id, session, context).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
   }
 

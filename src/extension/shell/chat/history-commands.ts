@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import type { PanelManager } from "./panel-manager";
-import type { HistoryItem, SavedTranscript, TranscriptStore } from "./transcript-store";
+import type { HistoryItem, SavedTranscript, TranscriptStore } from "../../chats/transcript-store";
 
 export const HISTORY_COMMANDS = {
   open: "statefulChat.openHistory",

@@ -4,14 +4,14 @@
 // that process, never the extension host. A load nobody waits for any more is stopped.
 
 import * as vscode from "vscode";
-import { loadEngine, type LoadedEngine } from "../backends/load-engine";
-import { abortable } from "../core/abort";
-import { describeExit } from "../engine-host/engine-process";
-import { ProxyEngine } from "../engine-host/proxy-engine";
-import type { ServerSecrets } from "./server-secrets";
+import { loadEngine, type LoadedEngine } from "../../backends/load-engine";
+import { abortable } from "../../core/abort";
+import { describeExit } from "../../engine-host/engine-process";
+import { ProxyEngine } from "../../engine-host/proxy-engine";
+import type { ServerSecrets } from "../settings/server-secrets";
 import { SharedLoads } from "./shared-loads";
-import type { ChatSettings } from "./settings";
-import { engineSettingsOf } from "./panel-helpers";
+import type { ChatSettings } from "../settings/settings";
+import { engineSettingsOf } from "../chat/panel-helpers";
 
 export interface EngineLease {
   readonly loaded: LoadedEngine;

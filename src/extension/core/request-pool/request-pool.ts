@@ -24,7 +24,7 @@ import { keepPrefix, prefillStoringPrefix, restorePrefix } from "./prefix-sessio
 import type { PrefixStore } from "./prefix-store";
 import { commonTokenPrefix } from "./token-prefix";
 
-export interface SessionPoolOptions {
+export interface RequestPoolOptions {
   /** Sessions (KV states) alive at once; more conversations are parked. */
   readonly size: number;
   /** Where parked sessions' caches are written. Without it a parked session keeps its ledger only and is re-prefilled when it comes back. */
@@ -125,7 +125,7 @@ interface Choice {
   readonly recurring?: number;
 }
 
-export class SessionPool {
+export class RequestPool {
   private readonly queue = new SessionQueue();
   private readonly live: Live[] = [];
   private readonly parkedList: Parked[] = [];
@@ -141,7 +141,7 @@ export class SessionPool {
 
   constructor(
     private readonly engine: Engine,
-    private readonly options: SessionPoolOptions,
+    private readonly options: RequestPoolOptions,
   ) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`pool size must be a positive integer, got ${options.size}`);
     this.unregister = options.diskBudget?.register(this.fileOwner()) ?? (() => undefined);
