@@ -5,13 +5,13 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { engineCapacity } from "../../src/extension/core/engine-options";
 import type { GgufValue } from "../../src/extension/models/gguf-header";
 import { kvGeometryOf, type KvGeometry } from "../../src/extension/models/kv-geometry";
 import { checkedAutoOrCount, type SettingProblem } from "../../src/extension/shell/settings/setting-schema";
 import {
   capacityRefusal,
   computeBytes,
-  engineCapacityOf,
   HEADROOM_BYTES,
   planProviderContext,
   ProviderContexts,
@@ -132,10 +132,10 @@ describe("the provider's context plan", () => {
   });
 
   it("predicts the engine's capacity: the training context's cap, then up to a multiple of 256", () => {
-    assert.equal(engineCapacityOf(4096, 8192), 4096);
-    assert.equal(engineCapacityOf(32768, 8192), 8192);
-    assert.equal(engineCapacityOf(5000, undefined), 5120);
-    assert.equal(engineCapacityOf(4096, 2000), 2048);
+    assert.equal(engineCapacity(4096, 8192), 4096);
+    assert.equal(engineCapacity(32768, 8192), 8192);
+    assert.equal(engineCapacity(5000, undefined), 5120);
+    assert.equal(engineCapacity(4096, 2000), 2048);
   });
 
   it("is planned once per model and settings: later changes in free memory do not move it", () => {

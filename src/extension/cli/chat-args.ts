@@ -2,6 +2,7 @@
 
 import { parseArgs } from "node:util";
 import { BACKEND_CHOICES, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
+import { DEFAULT_CONTEXT_SIZE } from "../core/engine-options";
 import { SERVER_KINDS, type ServerKindChoice } from "../backends/remote/options";
 import { GPU_CHOICES, type GpuChoice, type GpuLayersChoice } from "../backends/llamacpp/gpu-choice";
 import type { HistoryRendering } from "../core/conversation-prompt";
@@ -108,7 +109,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
   }
   return {
     model: values.model,
-    ctx: positiveInt("ctx", values.ctx, 4096)!,
+    ctx: positiveInt("ctx", values.ctx, DEFAULT_CONTEXT_SIZE)!,
     threads: positiveInt("threads", values.threads),
     maxTokens: positiveInt("max-tokens", values["max-tokens"], 256)!,
     temperature,

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { availableParallelism, cpus } from "node:os";
 import { basename } from "node:path";
 import type { Engine, EngineInfo, EnginePlacement, KvState } from "../../core/engine";
+import { DEFAULT_RESERVED_STATES, engineCapacity, MAX_BATCH, requestedContextSize } from "../../core/engine-options";
 import { DeviceMemoryError, DisposedError, EngineFailedError, ModelInvalidError, StatefulChatError } from "../../core/errors";
 import { contextRefusal } from "./device-memory";
 import { gpuApiName, placementSummary, type GpuChoice, type GpuDecision, type GpuLayersChoice, type GpuType } from "./gpu-choice";
@@ -16,7 +17,7 @@ import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaM
 
 export interface LlamaEngineOptions {
   readonly modelPath: string;
-  /** Tokens per session. Defaults to 4096, capped at the model's training context. llama.cpp rounds up to a multiple of 256. */
+  /** Tokens per session; its default and the capacity that follows from it: core/engine-options.ts (engineCapacity). */
   readonly contextSize?: number;
   /**
    * CPU threads. Default: the fastest count measured for this model, binary and machine
@@ -28,13 +29,9 @@ export interface LlamaEngineOptions {
   readonly gpu?: GpuChoice;
   /** Layers on the GPU: `auto` (default) as many as fit with room for `reservedStates` KV caches, or a number. */
   readonly gpuLayers?: GpuLayersChoice;
-  /** KV caches (chats open at once) that `auto` layers leave device memory for. Defaults to 4. */
+  /** KV caches (chats open at once) that `auto` layers leave device memory for. Defaults to DEFAULT_RESERVED_STATES. */
   readonly reservedStates?: number;
 }
-
-const DEFAULT_CONTEXT = 4096;
-const DEFAULT_RESERVED_STATES = 4;
-const MAX_BATCH = 512;
 
 export class LlamaEngine implements Engine {
   private disposed = false;
@@ -55,12 +52,13 @@ export class LlamaEngine implements Engine {
 
   static async load(options: LlamaEngineOptions): Promise<LlamaEngine> {
     await assertLooksLikeGguf(options.modelPath);
-    const requested = options.contextSize ?? DEFAULT_CONTEXT;
+    const requested = requestedContextSize(options.contextSize);
     const gpu: GpuDecision = await resolveGpu({
       choice: options.gpu ?? "off",
       layers: options.gpuLayers ?? "auto",
       modelPath: options.modelPath,
-      contextSize: Math.ceil(requested / 256) * 256,
+      // The training context is not known before loading: the estimate takes the size asked for.
+      contextSize: engineCapacity(requested),
       batchSize: Math.min(MAX_BATCH, requested),
       reservedStates: options.reservedStates ?? DEFAULT_RESERVED_STATES,
     });
@@ -82,8 +80,6 @@ export class LlamaEngine implements Engine {
       await model.dispose();
       throw new ModelInvalidError(options.modelPath, "it has no chat template (tokenizer.chat_template)");
     }
-    const trainContext = model.trainContextSize;
-    const contextSize = Math.min(requested, trainContext);
     const totalLayers = model.fileInsights.totalLayers;
     const offloaded = gpu.binary === "cpu" ? 0 : model.gpuLayers;
     let threads = options.threads;
@@ -107,7 +103,7 @@ export class LlamaEngine implements Engine {
       ? batchThreadCount({ decode: threads, decodeSet: options.threads !== undefined, cores: availableParallelism(), gpuLayers: offloaded === 0 ? "none" : offloaded >= totalLayers ? "all" : "some" })
       : threads;
     const threadSummary = batchThreads === threads ? `${threads} threads` : `${threads} threads (${batchThreads} for prompt batches)`;
-    const capacity = Math.ceil(contextSize / 256) * 256;
+    const capacity = engineCapacity(requested, model.trainContextSize);
     const compute = offloaded > 0 && gpu.binary !== "cpu" ? gpu.binary : "cpu";
     const device = compute === "cpu" || gpu.binary === "cpu" ? (cpus()[0]?.model ?? "CPU") : gpu.device;
     const placement: EnginePlacement = {

@@ -6,6 +6,7 @@
 
 import { throwIfAborted } from "../../core/abort";
 import type { Engine, EngineInfo, KvState, Tokenizer } from "../../core/engine";
+import { requestedContextSize } from "../../core/engine-options";
 import { BackendUnavailableError, DisposedError, ServerRejectedError, StatefulChatError } from "../../core/errors";
 import type { ServerDialect, ServerInfo } from "./dialect";
 import { ServerBusyError, ServerConnection, type ApiKeySource, type FetchLike } from "./http";
@@ -40,7 +41,6 @@ export interface RemoteEngineOptions {
   readonly signal?: AbortSignal;
 }
 
-const DEFAULT_CONTEXT = 4096;
 /** Tokens kept free below a slot's size: the server needs room for the token it samples after the last one we take. */
 const SLOT_MARGIN = 2;
 
@@ -84,7 +84,7 @@ export class RemoteEngine implements Engine {
         kind === "llama-server" ? new LlamaServerDialect(connection, retokenize) : kind === "vllm" ? new VllmDialect(connection) : new SglangDialect(connection);
       const server = await whileBusy(() => dialect.describe(options.signal), waits);
       await checkTokenizer(dialect, server, local.tokenizer, options.modelPath, options.signal);
-      const requested = options.contextSize ?? DEFAULT_CONTEXT;
+      const requested = requestedContextSize(options.contextSize);
       const capacity = server.contextPerSlot !== undefined ? Math.min(requested, server.contextPerSlot - SLOT_MARGIN) : requested;
       if (capacity < 16) throw new ServerRejectedError(`The inference server offers ${server.contextPerSlot} tokens per request; too few for a conversation.`);
       const slots = server.slots !== undefined ? `, ${server.slots} slots of ${server.contextPerSlot} tokens` : "";

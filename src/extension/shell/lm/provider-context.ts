@@ -1,5 +1,5 @@
 // The context size of the chat provider's engines (VS Code's Chat, vscode.lm, @stateful). Not
-// the panels' statefulChat.contextSize (4,096 by default): VS Code's Agent mode alone sends
+// the panels' statefulChat.contextSize (DEFAULT_CONTEXT_SIZE by default): VS Code's Agent mode alone sends
 // ~16k tokens of instructions and tool schemas, so `auto` (statefulChat.chatProvider.contextSize)
 // takes the model's own training context, capped by what this machine's memory holds for the
 // pool's sessions. No `vscode` here: the shell hands in the settings and the model's header.
@@ -34,6 +34,7 @@
 // would no longer be the engine's.
 
 import { freemem, platform, totalmem } from "node:os";
+import { CONTEXT_STEP, engineCapacity, MAX_BATCH } from "../../core/engine-options";
 import type { KvGeometry } from "../../models/kv-geometry";
 
 export type ProviderContextSetting = "auto" | number;
@@ -66,7 +67,7 @@ export type ContextLimit = "model" | "memory" | "setting" | "panel";
 export interface ProviderContext {
   /** The context size the provider's engine is loaded with (in place of statefulChat.contextSize). */
   readonly contextSize: number;
-  /** What that engine holds: llama-engine.ts's rule applied to contextSize (engineCapacityOf). */
+  /** What that engine holds: engineCapacity (core/engine-options.ts) of contextSize. */
   readonly capacity: number;
   readonly limit: ContextLimit;
   /** Why, in words (the log and a refused request say it). */
@@ -77,26 +78,17 @@ export interface ProviderContext {
 export const HEADROOM_BYTES = 1024 ** 3;
 /** The provider's caches never plan on more than this share of the machine's memory. */
 export const MAX_SHARE_OF_TOTAL = 0.5;
-/** llama-engine.ts: contexts are whole multiples of this, and batches are at most MAX_BATCH tokens. */
-const CONTEXT_STEP = 256;
-const MAX_BATCH = 512;
 /** A vocabulary the header does not count is taken to be this large (Qwen2.5's, among the largest). */
 const DEFAULT_VOCAB = 152_064;
 /** Besides the logits: the activations of a batch, a few MiB for these models. */
 const COMPUTE_MARGIN_BYTES = 32 * 1024 ** 2;
-
-/** llama-engine.ts's capacity for a requested context: capped at the training context, rounded up to 256. */
-export function engineCapacityOf(requested: number, trainContext: number | undefined): number {
-  const size = trainContext === undefined ? requested : Math.min(requested, trainContext);
-  return Math.ceil(size / CONTEXT_STEP) * CONTEXT_STEP;
-}
 
 /** A context's memory besides its KV cache: the compute buffer, mostly a batch's logits. */
 export function computeBytes(kv: KvGeometry): number {
   return (kv.vocabSize ?? DEFAULT_VOCAB) * MAX_BATCH * 4 + COMPUTE_MARGIN_BYTES;
 }
 
-/** The most context tokens (a multiple of 256, maybe 0) each of `sessions` caches can have in memory. */
+/** The most context tokens (a multiple of CONTEXT_STEP, maybe 0) each of `sessions` caches can have in memory. */
 export function tokensFitting(input: Pick<ProviderContextInput, "kv" | "weightsBytes" | "sessions"> & { readonly kv: KvGeometry }, memory: MemoryFigures): number {
   const budget = Math.min(memory.availableBytes - input.weightsBytes - HEADROOM_BYTES, memory.totalBytes * MAX_SHARE_OF_TOTAL);
   const perSession = budget / Math.max(1, input.sessions) - computeBytes(input.kv);
@@ -109,7 +101,7 @@ const mib = (bytes: number) => `${count(Math.round(bytes / 1024 ** 2))} MiB`;
 
 export function planProviderContext(input: ProviderContextInput, memory: MemoryFigures): ProviderContext {
   const train = input.trainContext;
-  const plan = (contextSize: number, limit: ContextLimit, why: string): ProviderContext => ({ contextSize, capacity: engineCapacityOf(contextSize, train), limit, why });
+  const plan = (contextSize: number, limit: ContextLimit, why: string): ProviderContext => ({ contextSize, capacity: engineCapacity(contextSize, train), limit, why });
   if (input.setting !== "auto") {
     return plan(input.setting, "setting", train !== undefined && input.setting > train ? `the model's own context; statefulChat.chatProvider.contextSize asks ${count(input.setting)}` : "statefulChat.chatProvider.contextSize");
   }
