@@ -95,12 +95,56 @@ it("fails on a planted wrong-way import", () => {
   assert.deepEqual(layerViolations([planted("tools/peer-bench/sides.ts", "extension/backends/load-engine")]), [], "tooling → product is fine");
 });
 
-it("README's Layout lists every folder under src/", () => {
-  const readme = readFileSync(join(SRC, "..", "README.md"), "utf8");
-  const layout = readme.slice(readme.indexOf("## Layout"), readme.indexOf("\n## ", readme.indexOf("## Layout") + 5));
-  const folders = ["extension", "webview", "tools"].flatMap((top) =>
-    readdirSync(join(SRC, top)).filter((name) => statSync(join(SRC, top, name)).isDirectory()).map((name) => `${top}/${name}`),
-  );
-  const missing = folders.filter((folder) => !layout.includes(`${folder}/`));
-  assert.deepEqual(missing, [], "folders the Layout section does not name");
+it("DESIGN.md's Layers section names every folder under src/ and every room of the shell", () => {
+  const design = readFileSync(join(SRC, "..", "DESIGN.md"), "utf8");
+  const start = design.indexOf("## Layers");
+  assert.ok(start >= 0, "DESIGN.md has a Layers section");
+  const layers = design.slice(start, design.indexOf("\n## ", start + 5));
+  const subfolders = (top: string): string[] =>
+    readdirSync(join(SRC, top)).filter((name) => statSync(join(SRC, top, name)).isDirectory()).map((name) => `${top}/${name}`);
+  const folders = [...["extension", "webview", "tools"].flatMap(subfolders), ...subfolders("extension/shell").map((f) => f.replace("extension/", ""))];
+  const missing = folders.filter((folder) => !layers.includes(`${folder}/`));
+  assert.deepEqual(missing, [], "folders the Layers section does not name");
 });
+
+it("shell/ is rooms: no file flat at its top level, and at most 10 import floors", () => {
+  const shell = join(SRC, "extension", "shell");
+  const flat = readdirSync(shell).filter((name) => !statSync(join(shell, name)).isDirectory());
+  assert.deepEqual(flat, [], "files flat in shell/ (the composition root is src/extension/features.ts)");
+  assert.ok(shellFloors(importEdges()) <= 10, `shell/ has ${shellFloors(importEdges())} import floors`);
+  // The measure itself: a chain of 11 rooms is 11 floors; imports inside one room do not add floors.
+  const chain = Array.from({ length: 11 }, (_, i) => join(shell, `room${i}`, "a.ts"));
+  assert.equal(shellFloors([{ from: join(shell, "chat", "a.ts"), to: join(shell, "chat", "b.ts"), specifier: "./b" }]), 0);
+  assert.equal(shellFloors(chain.slice(1).map((to, i) => ({ from: chain[i]!, to, specifier: to }))), 11);
+});
+
+/**
+ * Floors as one reads the house: shell/'s rooms (its folders) stacked by their imports of each
+ * other; a room that imports no other room is floor 1, and imports inside a room add none.
+ */
+export function shellFloors(edges: readonly ImportEdge[]): number {
+  const shell = join(SRC, "extension", "shell") + "/";
+  const inShell = (path: string): boolean => path.startsWith(shell);
+  const key = (path: string): string => path.slice(shell.length).split("/")[0]!.replace(/\.ts$/, "");
+  const next = new Map<string, Set<string>>();
+  for (const edge of edges) {
+    if (!inShell(edge.from) || !inShell(edge.to) || key(edge.from) === key(edge.to)) continue;
+    const from = key(edge.from);
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)!.add(key(edge.to));
+  }
+  const floor = new Map<string, number>();
+  const visiting = new Set<string>();
+  const floorOf = (file: string): number => {
+    const known = floor.get(file);
+    if (known !== undefined) return known;
+    if (visiting.has(file)) return 0; // a circle: npm run lint refuses it, so it is not counted twice here
+    visiting.add(file);
+    let below = 0;
+    for (const to of next.get(file) ?? []) below = Math.max(below, floorOf(to));
+    visiting.delete(file);
+    floor.set(file, below + 1);
+    return below + 1;
+  };
+  return Math.max(0, ...[...next.keys()].map(floorOf));
+}

@@ -76,7 +76,7 @@ export interface ContextDelta {
 }
 
 /**
- * One item the model holds, as saved with a KV snapshot: a chat revived from that snapshot
+ * One item the model holds, as saved with a KV snapshot: a chat reopened from that snapshot
  * holds the same context, so it is not sent again (its hash is recomputed from `content`).
  */
 export interface SavedContextItem {

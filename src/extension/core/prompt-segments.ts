@@ -42,7 +42,7 @@ export class PromptSegments {
     return this.list.flatMap((segment) => segment.tokens);
   }
 
-  /** The segments themselves (a KV snapshot keeps them to resume exactly). */
+  /** The segments themselves (a KV snapshot keeps them to restore exactly). */
   get all(): readonly Segment[] {
     return this.list;
   }

@@ -245,7 +245,7 @@ export class SnapshotStore implements KvFileOwner {
   }
 
   /**
-   * Resume `chat` from its snapshot when it matches this engine and the transcript's
+   * Restore `chat` from its snapshot when it matches this engine and the transcript's
    * conversation (`messages`, as conversationOf rebuilds it). A mismatch is deleted.
    */
   restore(id: string, chat: Conversation, messages: readonly ChatMessage[]): Promise<RestoreOutcome> {

@@ -1,4 +1,4 @@
-// A chat panel's session lifecycle: the engine lease, the Conversation opened on it (resumed
+// A chat panel's session lifecycle: the engine lease, the Conversation opened on it (restored
 // from the panel's KV snapshot or its transcript), and closing both (session-slot.ts: a panel
 // closed while its session opens gives both back).
 
@@ -24,10 +24,10 @@ export interface ChatConversationDeps {
   readonly registry: EngineRegistry;
   readonly snapshots: PanelSnapshots;
   readonly isDisposed: () => boolean;
-  /** The conversation to resume the new session with (from the transcript). */
+  /** The conversation to restore the new session with (from the transcript). */
   readonly conversation: () => readonly ChatMessage[];
-  /** The workspace context the resumed session's cache holds (from its snapshot). */
-  readonly resumedContext: (items: readonly SavedContextItem[]) => void;
+  /** The workspace context the restored session's cache holds (from its snapshot). */
+  readonly restoredContext: (items: readonly SavedContextItem[]) => void;
   readonly onLoading: () => void;
   readonly onReady: (model: ModelView, notice: string | undefined) => void;
   readonly onFailed: (error: StatefulChatError) => void;
@@ -44,7 +44,7 @@ export class ChatConversation {
 
   constructor(private readonly deps: ChatConversationDeps) {
     this.slot = new LeaseSlot(deps.isDisposed);
-    // A chat opened again (revived after a reload, reopened by id) keeps its snapshot.
+    // A chat opened again (reopened after a reload or by id) keeps its snapshot.
     void deps.snapshots.claim(deps.panelId);
   }
 
@@ -111,7 +111,7 @@ export class ChatConversation {
         const session = await Conversation.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
         try {
           const messages = this.deps.conversation();
-          if (messages.length > 0) this.deps.resumedContext(await this.deps.snapshots.restore(this.deps.panelId, session, messages));
+          if (messages.length > 0) this.deps.restoredContext(await this.deps.snapshots.restore(this.deps.panelId, session, messages));
           return session;
         } catch (error) {
           await session.dispose();

@@ -110,7 +110,7 @@ export class ChatPanel extends Disposable {
       snapshots: deps.snapshots,
       isDisposed: () => this.isDisposed,
       conversation: () => conversationOf(this.history.entries),
-      resumedContext: (items) => this.context.restore(items),
+      restoredContext: (items) => this.context.restore(items),
       onLoading: () => {
         this.loadFailed = false;
         this.post({ type: "model", state: "loading" });

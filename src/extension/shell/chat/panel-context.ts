@@ -75,7 +75,7 @@ export class PanelContext extends Disposable {
     return this.ledger.saved();
   }
 
-  /** A revived chat's cache was restored from its snapshot: the context it holds is known again (not re-sent). */
+  /** A reopened chat's cache was restored from its snapshot: the context it holds is known again (not re-sent). */
   restore(items: readonly SavedContextItem[]): void {
     this.ledger.restore(items);
     this.scheduleRefresh();

@@ -1,5 +1,5 @@
 // Tracks the open chats: the editor tabs and the side bar view's one (chat-view.ts puts it
-// there), which one is active, creating new ones, reviving them after a window reload
+// there), which one is active, creating new ones, reopening them after a window reload
 // (WebviewPanelSerializer), and the `statefulChat.streaming` context key.
 
 import * as vscode from "vscode";
@@ -130,7 +130,7 @@ export class PanelManager implements vscode.Disposable {
     return this.track(ChatPanel.create(this.deps()));
   }
 
-  /** Opens a chat again by id, the way the serializer revives it after a window reload (tests use it). */
+  /** Opens a chat again by id, the way the serializer reopens it after a window reload (tests use it). */
   async reopen(id: string): Promise<ChatPanel> {
     const panel = vscode.window.createWebviewPanel(CHAT_VIEW_TYPE, "Stateful Chat", vscode.ViewColumn.Active);
     return this.track(await ChatPanel.reopen(editorSurface(panel), id, this.deps()));

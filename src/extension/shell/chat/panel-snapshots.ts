@@ -1,8 +1,8 @@
 // A chat panel's KV snapshot: saved in the background after each completed turn, used to
-// resume a revived chat (window reload, VS Code restart) instead of re-prefilling it, and
+// restore a reopened chat (window reload, VS Code restart) instead of re-prefilling it, and
 // deleted by Reset Conversation or when the chat is closed for good. A chat closed for good
 // also gives up its open-chat transcript file (`onClosedForGood`): its conversation is in
-// history already (archived when the panel closed), and nothing will revive it.
+// history already (archived when the panel closed), and nothing will reopen it.
 
 import type * as vscode from "vscode";
 import type { Conversation } from "../../core/conversation";
@@ -13,16 +13,16 @@ import type { RestoreOutcome, SnapshotStore, TurnContext } from "../../snapshots
 /**
  * How long a closed chat's snapshot is kept before it is deleted. A window reload also
  * disposes panels, but then the extension host shuts down (and cancels the deletion) well
- * within this time, so the revived chat still finds its snapshot.
+ * within this time, so the reopened chat still finds its snapshot.
  */
 const DELETE_AFTER_CLOSE_MS = 3_000;
 
 /**
  * A chat closed less than DELETE_AFTER_CLOSE_MS before the window reloaded cannot be told
  * from one the reload closed: both leave a tombstone on disk, and a chat that is opened again
- * removes its own. VS Code revives a panel only when it is first shown, so a tombstone is
+ * removes its own. VS Code reopens a panel only when it is first shown, so a tombstone is
  * acted on only once it is this old: then the snapshot is deleted (the transcript remains;
- * a chat revived later re-prefills).
+ * a chat reopened later re-prefills).
  */
 export const CLOSED_SNAPSHOT_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -67,14 +67,14 @@ export class PanelSnapshots implements vscode.Disposable {
     );
   }
 
-  /** A chat with this id is open (revived, reopened): its snapshot is no longer to be deleted. */
+  /** A chat with this id is open (reopened after a reload or by id): its snapshot is no longer to be deleted. */
   claim(id: string): Promise<void> {
     this.cancelDelete(id);
     return this.store.unmarkClosed(id).catch(() => undefined);
   }
 
   /**
-   * Resume a revived chat from its snapshot when it matches; otherwise rebuild it from the
+   * Restore a reopened chat from its snapshot when it matches; otherwise rebuild it from the
    * transcript (re-prefilled on the next turn). Resolves with the workspace context the restored
    * conversation holds: the snapshot's (its cache, or its conversation re-prefilled when the
    * cache file would not load); none when rebuilt from the transcript, which keeps only what the

@@ -74,7 +74,7 @@ export interface TestingApi {
   history(): Promise<HistoryItem[]>;
   /** Opens a closed chat again by id, as the serializer does after a window reload. */
   reopen(id: string): Promise<TestingPanel>;
-  /** How the last revive of a chat got its KV cache (snapshot, conversation only, none and why). */
+  /** How the last reopen of a chat got its KV cache (snapshot, conversation only, none and why). */
   snapshotOutcome(id: string): RestoreOutcome | undefined;
   /** Whether a chat's KV snapshot is on disk. */
   hasSnapshot(id: string): Promise<boolean>;
