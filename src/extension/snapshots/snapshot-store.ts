@@ -25,8 +25,9 @@ import type { EngineInfo } from "../core/engine";
 import { CancelledError, DisposedError, EngineCrashedError } from "../core/errors";
 import type { KvDiskBudget, KvFileOwner } from "../core/request-pool/kv-disk-budget";
 import { KvFolderBudget } from "./kv-disk-budget";
-import { modelDifferences, modelIdentity } from "./model-identity";
-import { deltaFileName, ledgerHash, ledgerOf, parseMeta, type SnapshotDelta, type SnapshotMeta } from "./snapshot-meta";
+import { modelIdentity } from "./model-identity";
+import { checkSnapshot, missingFile } from "./snapshot-check";
+import { deltaFileName, ledgerHash, ledgerOf, type SnapshotDelta, type SnapshotMeta } from "./snapshot-meta";
 
 export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
 
@@ -185,7 +186,7 @@ export class SnapshotStore implements KvFileOwner {
     if (base.deltas.reduce((sum, d) => sum + d.bytes, 0) >= base.cacheBytes) return undefined;
     if (ledgerHash(tokens.slice(0, from)) !== base.ledger.sha256) return undefined; // Rewound or edited: not an extension.
     if (base.backend !== info.backend || base.modelPath !== info.modelPath || base.contextSize !== info.capacity) return undefined;
-    if ((await this.missingFile(id, base)) !== undefined) return undefined;
+    if ((await missingFile(this.files(id), this.root, base)) !== undefined) return undefined;
     const n = (base.deltas.length > 0 ? Number(/\.(\d+)\.kvd$/.exec(base.deltas[base.deltas.length - 1].file)![1]) : 0) + 1;
     const file = deltaFileName(id, n);
     const temp = temporaryPath(join(this.root, file));
@@ -253,7 +254,7 @@ export class SnapshotStore implements KvFileOwner {
       this.restoring.add(id);
       try {
         const { cache } = this.files(id);
-        const checked = await this.check(id, chat.engine.info, messages);
+        const checked = await checkSnapshot(this.files(id), this.root, id, chat.engine.info, messages);
         if (typeof checked === "string") {
           if (checked !== "no snapshot") await this.removeFiles(id);
           else this.onDisk.delete(id); // gone behind this store's back: the next save is whole
@@ -353,43 +354,6 @@ export class SnapshotStore implements KvFileOwner {
     });
   }
 
-  /** Why the snapshot cannot be used, or its meta when it can. */
-  private async check(id: string, info: EngineInfo, messages: readonly ChatMessage[]): Promise<SnapshotMeta | string> {
-    const { meta: metaFile } = this.files(id);
-    let raw: string;
-    try {
-      raw = await readFile(metaFile, "utf8");
-    } catch {
-      return "no snapshot";
-    }
-    let meta: SnapshotMeta | undefined;
-    try {
-      meta = parseMeta(JSON.parse(raw));
-    } catch {
-      meta = undefined;
-    }
-    if (!meta || meta.id !== id) return "unreadable snapshot description";
-    if (meta.backend !== info.backend) return `made with ${meta.backend}, not ${info.backend}`;
-    const changed = modelDifferences(meta.model, await modelIdentity(info.modelPath));
-    if (changed.length > 0) return `made with another model file (${[...changed, pathNote(meta.modelPath, info.modelPath)].join("; ")})`;
-    if (meta.contextSize !== info.capacity) return `made for context size ${meta.contextSize}, not ${info.capacity}`;
-    const missing = await this.missingFile(id, meta);
-    if (missing !== undefined) return missing;
-    if (!sameConversation(meta.conversation.prompt.messages, messages)) return "the transcript's conversation differs";
-    return meta;
-  }
-
-  /** Why the cache file or a delta a snapshot names is not on disk at its recorded size, or undefined when all are. */
-  private async missingFile(id: string, snapshot: Pick<SnapshotMeta, "cacheBytes" | "deltas">): Promise<string | undefined> {
-    const size = await stat(this.files(id).cache).then((s) => s.size, () => -1);
-    if (size !== snapshot.cacheBytes) return size < 0 ? "cache file missing" : `cache file is ${size} bytes, expected ${snapshot.cacheBytes} (truncated)`;
-    for (const delta of snapshot.deltas ?? []) {
-      const bytes = await stat(join(this.root, delta.file)).then((s) => s.size, () => -1);
-      if (bytes !== delta.bytes) return bytes < 0 ? `delta ${delta.file} missing` : `delta ${delta.file} is ${bytes} bytes, expected ${delta.bytes} (truncated)`;
-    }
-    return undefined;
-  }
-
   private async removeFiles(id: string): Promise<void> {
     const { cache, meta, closed } = this.files(id);
     this.onDisk.delete(id);
@@ -411,29 +375,9 @@ export class SnapshotStore implements KvFileOwner {
 }
 
 
-/** Whether the refused snapshot was made with the file at this path or another one (a copy, a symlink, the default model fetched elsewhere). */
-function pathNote(saved: string | undefined, current: string): string {
-  if (saved === undefined) return `now ${current}`;
-  return saved === current ? `same path ${current}` : `saved with ${saved}, now ${current}`;
-}
-
 /** A backend that cannot write this cache, or nothing in it. */
 class NothingToSave extends Error {}
 
 async function removeTemporary(...paths: string[]): Promise<void> {
   await Promise.all(paths.map((p) => rm(p, { force: true })));
-}
-
-/**
- * The snapshot's conversation is the transcript's: same turns, same replies. A user message
- * in the prompt may carry workspace context before the text the transcript shows.
- */
-function sameConversation(saved: readonly ChatMessage[], transcript: readonly ChatMessage[]): boolean {
-  const turns = saved.filter((m) => m.role !== "system");
-  if (turns.length !== transcript.length) return false;
-  return turns.every((m, i) => {
-    const t = transcript[i];
-    if (m.role !== t.role) return false;
-    return m.role === "assistant" ? m.content === t.content : m.content.trim().endsWith(t.content.trim());
-  });
 }
