@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RemoteEngine, withServerStatus } from "../../src/extension/backends/remote/remote-engine";
-import type { ServerStatus } from "../../src/extension/backends/remote/status";
+import type { ServerStatus } from "../../src/extension/core/server-status";
 import type { RemoteKvState } from "../../src/extension/backends/remote/remote-state";
 import { Conversation } from "../../src/extension/core/conversation";
 import type { Engine, KvState } from "../../src/extension/core/engine";

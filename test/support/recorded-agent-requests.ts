@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { RequestMessage, RequestRole, ToolSpec } from "../../src/extension/core/request-pool/request-messages";
+import type { RequestMessage, RequestRole, ToolSpec } from "../../src/extension/core/request-pool/request-shape";
 import { readRequestLog, type LoggedRequest } from "../../src/tools/request-analysis/request-log";
 
 export const RECORDING_DIR = join(__dirname, "..", "bench", "results", "agent-requests-qwen1.5b");

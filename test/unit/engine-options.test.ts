@@ -6,7 +6,22 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parseChatArgs } from "../../src/extension/cli/chat-args";
-import { CONTEXT_STEP, DEFAULT_CONTEXT_SIZE, engineCapacity, requestedContextSize } from "../../src/extension/core/engine-options";
+import {
+  BACKEND_CHOICES,
+  COMPUTE_UNITS_CHOICES,
+  CONTEXT_STEP,
+  DEFAULT_CONTEXT_SIZE,
+  engineCapacity,
+  GPU_CHOICES,
+  requestedContextSize,
+  SERVER_KINDS,
+} from "../../src/extension/core/engine-options";
+
+const SETTINGS = (
+  JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
+    contributes: { configuration: { properties: Record<string, { default?: unknown; enum?: readonly string[] } | undefined> } };
+  }
+).contributes.configuration.properties;
 
 describe("engine options", () => {
   it("takes the default context when none is asked for", () => {
@@ -24,10 +39,17 @@ describe("engine options", () => {
   });
 
   it("is the default of statefulChat.contextSize and of the CLI's --ctx", () => {
-    const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
-      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
-    };
-    assert.equal(manifest.contributes.configuration.properties["statefulChat.contextSize"]?.default, DEFAULT_CONTEXT_SIZE);
+    assert.equal(SETTINGS["statefulChat.contextSize"]?.default, DEFAULT_CONTEXT_SIZE);
     assert.equal(parseChatArgs([]).ctx, DEFAULT_CONTEXT_SIZE);
+  });
+
+  it("lists every choice the settings offer, and no other", () => {
+    const lists: ReadonlyArray<readonly [string, readonly string[]]> = [
+      ["statefulChat.backend", BACKEND_CHOICES],
+      ["statefulChat.computeUnits", COMPUTE_UNITS_CHOICES],
+      ["statefulChat.gpu", GPU_CHOICES],
+      ["statefulChat.server.kind", SERVER_KINDS],
+    ];
+    for (const [setting, choices] of lists) assert.deepEqual([...(SETTINGS[setting]?.enum ?? [])].sort(), [...choices].sort(), setting);
   });
 });

@@ -7,7 +7,6 @@ import { contextRefusal, freeDeviceMemory } from "../../src/extension/backends/l
 import {
   decideGpu,
   gpuTypesToTry,
-  isGpuLayersChoice,
   layersThatFit,
   placementSummary,
   type GpuAttempt,
@@ -15,6 +14,7 @@ import {
 } from "../../src/extension/backends/llamacpp/gpu-choice";
 import { parseProbeOutput } from "../../src/extension/backends/llamacpp/gpu-probe";
 import { parseChatArgs, UsageError } from "../../src/extension/cli/chat-args";
+import { isGpuLayersChoice } from "../../src/extension/core/engine-options";
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;

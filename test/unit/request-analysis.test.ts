@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import type { RequestMessage } from "../../src/extension/core/request-pool/request-messages";
+import type { RequestMessage } from "../../src/extension/core/request-pool/request-shape";
 import { outcomeRecordOf, REQUEST_LOG_FILE, requestRecordOf, tokenPiece, type RequestLogLine } from "../../src/extension/core/request-pool/request-record";
 import { CapacityError } from "../../src/extension/core/errors";
 import { runAnalyzeRequests } from "../../src/tools/cli/analyze-requests-command";

@@ -12,13 +12,13 @@ import { ModelInvalidError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";
 import { DraftModelDrafter } from "../../src/extension/core/speculation/draft-model-drafter";
 import type { Drafter } from "../../src/extension/core/speculation/drafter";
-import { DraftPolicy, linearCost, type DraftSource, type VerifyCost } from "../../src/extension/core/speculation/draft-policy";
+import { DraftPolicy, linearCost, type DraftSource } from "../../src/extension/core/speculation/draft-policy";
 import { LiveCost } from "../../src/extension/core/speculation/live-cost";
 import { NgramIndex } from "../../src/extension/core/speculation/ngram-index";
 import { SpeculativeEngine } from "../../src/extension/core/speculation/speculative-engine";
 import { SpeculativeKvState } from "../../src/extension/core/speculation/speculative-state";
 import { TokenMirror } from "../../src/extension/core/speculation/token-mirror";
-import { interpolate } from "../../src/extension/core/speculation/verify-cost";
+import { interpolate, type VerifyCost } from "../../src/extension/core/speculation/verify-cost";
 import { ByteTokenizer, EOS, FakeEngine, HashState } from "../support/fake-engine";
 import { LETTERS, MarkovState, transitions } from "../support/markov-engine";
 

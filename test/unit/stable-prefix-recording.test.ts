@@ -13,7 +13,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ChatTemplate, commonPrefixLength } from "../../src/extension/core/chat-template";
-import { renderRequest, type RequestMessage, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
+import { renderRequest, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
+import { type RequestMessage } from "../../src/extension/core/request-pool/request-shape";
 import { stablePrefixLayouts } from "../../src/extension/core/request-pool/stable-prefix";
 import { ByteTokenizer } from "../support/fake-engine";
 import { QWEN25_TEMPLATE } from "../support/qwen25-template";

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { ChatTemplate } from "../../src/extension/core/chat-template";
-import { renderRequest, type RequestMessage, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
+import { renderRequest, type RequestTemplate } from "../../src/extension/core/request-pool/request-messages";
+import { type RequestMessage } from "../../src/extension/core/request-pool/request-shape";
 import { findVolatileBlocks, stablePrefixLayouts, VOLATILE_BLOCKS } from "../../src/extension/core/request-pool/stable-prefix";
 import { TemplateStoppedError } from "../../src/extension/core/errors";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/extension/core/template-sandbox/sandbox-limits";

@@ -12,7 +12,7 @@ import { ServerConnection } from "../../src/extension/backends/remote/http";
 import { LlamaServerDialect } from "../../src/extension/backends/remote/llama-server";
 import { serverBaseUrl } from "../../src/extension/backends/remote/options";
 import { RemoteKvState } from "../../src/extension/backends/remote/remote-state";
-import type { ServerStatus } from "../../src/extension/backends/remote/status";
+import type { ServerStatus } from "../../src/extension/core/server-status";
 import type { Tokenizer } from "../../src/extension/core/engine";
 import { CancelledError, StatefulChatError } from "../../src/extension/core/errors";
 import { Session } from "../../src/extension/core/session";

@@ -1,47 +1,18 @@
-// The one place that picks a backend. `auto` uses Core ML for Core ML models on macOS 15+
-// and llama.cpp otherwise; a choice that cannot run here falls back visibly (a notice).
-// `remote` is never chosen by `auto`: it needs a server (statefulChat.server.url).
+// The one place that picks a backend, for an engine (loadEngine) or a tokenizer alone
+// (loadTokenizerOnly). `auto` uses Core ML for Core ML models on macOS 15+ and llama.cpp
+// otherwise; a choice that cannot run here falls back visibly (a notice). `remote` is never
+// chosen by `auto`: it needs a server (statefulChat.server.url). What a request may ask for
+// (EngineRequest, the choices, the defaults) is the core's: core/engine-options.ts.
 
-import { BACKEND_NAMES, type Engine } from "../core/engine";
+import type { BackendName, Engine, Tokenizer } from "../core/engine";
+import type { ComputeUnitsChoice, EngineRequest } from "../core/engine-options";
 import { BackendUnavailableError } from "../core/errors";
-import type { SpeculativeMode } from "../core/speculation/modes";
-import type { GpuChoice, GpuLayersChoice } from "./llamacpp/gpu-choice";
 import { LlamaEngine } from "./llamacpp/llama-engine";
-import type { RemoteServerOptions } from "./remote/options";
+import { LlamaTokenizer } from "./llamacpp/llama-tokenizer";
+import { getLlamaRuntime } from "./llamacpp/node-llama-cpp";
 import { RemoteEngine } from "./remote/remote-engine";
-import type { ServerStatusListener } from "./remote/status";
+import type { ServerStatusListener } from "../core/server-status";
 import { withSpeculation } from "./speculation";
-
-/** The one list of backend choices (setting statefulChat.backend, CLI --backend, the engine request). */
-export const BACKEND_CHOICES = ["auto", ...BACKEND_NAMES] as const;
-export type BackendChoice = (typeof BACKEND_CHOICES)[number];
-
-export function isBackendChoice(value: unknown): value is BackendChoice {
-  return typeof value === "string" && (BACKEND_CHOICES as readonly string[]).includes(value);
-}
-export type ComputeUnitsChoice = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly" | "auto";
-
-export interface EngineRequest {
-  readonly modelPath: string;
-  readonly backend: BackendChoice;
-  readonly contextSize?: number;
-  readonly threads?: number;
-  /** Where the measured default thread count is remembered (llama.cpp). */
-  readonly threadCalibrationFile?: string;
-  readonly computeUnits?: ComputeUnitsChoice;
-  /** A GGUF to use when a Core ML model cannot run on this machine. */
-  readonly fallbackModelPath?: string;
-  /** Speculative decoding (default `auto`: prompt lookup, and the draft model when given, where it pays). */
-  readonly speculative?: SpeculativeMode;
-  /** A small model with the same vocabulary that drafts tokens (`draft` and `auto`). */
-  readonly draftModelPath?: string;
-  /** llama.cpp: where the layers run (statefulChat.gpu, CLI --gpu). Defaults to `off` here; the settings and the CLI default to `auto`. */
-  readonly gpu?: GpuChoice;
-  /** llama.cpp: layers on the GPU, `auto` (default: as many as fit with room for the chats' KV caches) or a number. */
-  readonly gpuLayers?: GpuLayersChoice;
-  /** Backend `remote`: the inference server (its URL, kind and API key). `modelPath` is then the local tokenizer's model. */
-  readonly server?: RemoteServerOptions;
-}
 
 /** What only an in-process load can take (not sent to an engine process). */
 export interface LoadHooks {
@@ -122,4 +93,34 @@ function loadLlama(request: EngineRequest, modelPath: string): Promise<LlamaEngi
     gpu: request.gpu,
     gpuLayers: request.gpuLayers,
   });
+}
+
+/**
+ * A model's tokenizer without its weights, for the host side of an engine process: the
+ * Tokenizer contract is synchronous, so tokenizing stays where the ledger is. llama.cpp loads
+ * the GGUF's vocabulary only (no tensors are mapped); Core ML reads its JSON files.
+ */
+export interface LoadedTokenizer {
+  readonly tokenizer: Tokenizer;
+  dispose(): Promise<void>;
+}
+
+interface CoreMLTokenizerModule {
+  loadCoreMLTokenizer(modelPath: string): Promise<Tokenizer>;
+}
+
+export async function loadTokenizerOnly(backend: BackendName, modelPath: string): Promise<LoadedTokenizer> {
+  if (backend === "coreml") {
+    let coreml: CoreMLTokenizerModule;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      coreml = require("./coreml/index") as CoreMLTokenizerModule;
+    } catch (error) {
+      throw new BackendUnavailableError(`the Core ML tokenizer could not be loaded: ${String(error)}`);
+    }
+    return { tokenizer: await coreml.loadCoreMLTokenizer(modelPath), dispose: async () => undefined };
+  }
+  const { llama } = await getLlamaRuntime();
+  const model = await llama.loadModel({ modelPath, vocabOnly: true, gpuLayers: 0 });
+  return { tokenizer: new LlamaTokenizer(model), dispose: () => model.dispose() };
 }

@@ -7,11 +7,10 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import type { Engine, Tokenizer } from "../core/engine";
+import type { EngineRequest } from "../core/engine-options";
 import { ModelInvalidError } from "../core/errors";
-import { isVerifyCost, type CalibrationStore } from "../core/speculation/verify-cost";
-import type { VerifyCost } from "../core/speculation/draft-policy";
+import { isVerifyCost, type CalibrationStore, type VerifyCost } from "../core/speculation/verify-cost";
 import { SpeculativeEngine } from "../core/speculation/speculative-engine";
-import type { EngineRequest } from "./load-engine";
 
 export async function withSpeculation(target: Engine, request: EngineRequest, loadDraft: (path: string) => Promise<Engine>): Promise<Engine> {
   const mode = request.speculative ?? "auto";

@@ -1,10 +1,18 @@
 // `stateful-chat chat` flags. These are a public contract: keep them stable.
 
 import { parseArgs } from "node:util";
-import { BACKEND_CHOICES, type BackendChoice, type ComputeUnitsChoice } from "../backends/load-engine";
-import { DEFAULT_CONTEXT_SIZE } from "../core/engine-options";
-import { SERVER_KINDS, type ServerKindChoice } from "../backends/remote/options";
-import { GPU_CHOICES, type GpuChoice, type GpuLayersChoice } from "../backends/llamacpp/gpu-choice";
+import {
+  BACKEND_CHOICES,
+  COMPUTE_UNITS_CHOICES,
+  DEFAULT_CONTEXT_SIZE,
+  GPU_CHOICES,
+  SERVER_KINDS,
+  type BackendChoice,
+  type ComputeUnitsChoice,
+  type GpuChoice,
+  type GpuLayersChoice,
+  type ServerKindChoice,
+} from "../core/engine-options";
 import type { HistoryRendering } from "../core/conversation-prompt";
 import { SPECULATIVE_MODES, type SpeculativeMode } from "../core/speculation/modes";
 import type { OverflowStrategy, TurnStrategy } from "../core/stats";
@@ -119,12 +127,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     json: values.json ?? false,
     system: values.system,
     backend: oneOf("backend", values.backend, BACKEND_CHOICES, "auto"),
-    computeUnits: oneOf(
-      "compute-units",
-      values["compute-units"],
-      ["cpuAndNeuralEngine", "all", "cpuAndGPU", "cpuOnly", "auto"] as const,
-      "auto",
-    ),
+    computeUnits: oneOf("compute-units", values["compute-units"], COMPUTE_UNITS_CHOICES, "auto"),
     seed: values.seed === undefined ? undefined : positiveInt("seed", values.seed),
     inProcess: values["in-process"] ?? false,
     speculative: oneOf("speculative", values.speculative, SPECULATIVE_MODES, "auto"),

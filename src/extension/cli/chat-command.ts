@@ -4,8 +4,9 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
-import { loadEngine, type EngineRequest, type LoadedEngine, type LoadHooks } from "../backends/load-engine";
-import { describeServerStatus, type ServerStatus } from "../backends/remote/status";
+import { loadEngine, type LoadedEngine, type LoadHooks } from "../backends/load-engine";
+import type { EngineRequest } from "../core/engine-options";
+import { describeServerStatus, type ServerStatus } from "../core/server-status";
 import { ProxyEngine } from "../engine-host/proxy-engine";
 import { Conversation } from "../core/conversation";
 import type { Engine, EnginePlacement } from "../core/engine";

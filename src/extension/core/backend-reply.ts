@@ -8,7 +8,7 @@
 import { throwIfAborted } from "./abort";
 import type { ReplyOptions, ReplyRun } from "./engine";
 import type { Ledger } from "./ledger";
-import type { GenerateOptions, StopReason } from "./session";
+import type { GenerateOptions, StopReason } from "./generation";
 
 /** What the reply loop may do to its session (Session.replyPort). */
 export interface BackendReplyPort {

@@ -9,13 +9,7 @@ import { CancelledError, CapacityError, DisposedError } from "./errors";
 import { Ledger } from "./ledger";
 import { backendReply, type BackendReplyEnd, type BackendReplyPort } from "./backend-reply";
 import { cacheMismatch, type CacheCheck } from "./cache-check";
-
-export interface GenerateOptions {
-  readonly maxTokens: number;
-  readonly sampling: SamplingOptions;
-}
-
-export type StopReason = "eog" | "max_tokens" | "cancelled" | "capacity";
+import type { GenerateOptions, StopReason } from "./generation";
 
 /** A prefill's progress: `done` of `total` tokens evaluated (Session.prefill). */
 export type PrefillProgress = (done: number, total: number) => void;

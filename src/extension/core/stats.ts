@@ -1,6 +1,7 @@
 // Per-turn figures shown in the status line and printed by the CLI.
 
-import type { SessionCounters, StopReason } from "./session";
+import type { StopReason } from "./generation";
+import type { SessionCounters } from "./session";
 
 export type OverflowStrategy = "summarize" | "truncate";
 export type TurnStrategy = "stateful" | "naive";

@@ -4,9 +4,7 @@
 // crashed, half-written or foreign process. Tokens travel as plain number arrays; logits
 // never leave the engine process.
 
-import { isBackendChoice, type EngineRequest } from "../backends/load-engine";
-import { isServerKindChoice } from "../backends/remote/options";
-import { isGpuChoice, isGpuLayersChoice } from "../backends/llamacpp/gpu-choice";
+import { isBackendChoice, isComputeUnitsChoice, isGpuChoice, isGpuLayersChoice, isServerKindChoice, type EngineRequest } from "../core/engine-options";
 import { BACKEND_NAMES, type BackendName, type CacheProbe, type EnginePlacement, type SamplingOptions, type SpeculationCounts } from "../core/engine";
 import { isSpeculativeMode } from "../core/speculation/modes";
 import type { ErrorCode } from "../core/errors";
@@ -160,7 +158,7 @@ function isLoadRequest(v: unknown): v is LoadRequest {
     isOptionalNumber(v.contextSize) &&
     isOptionalNumber(v.threads) &&
     isOptionalString(v.threadCalibrationFile) &&
-    isOptionalString(v.computeUnits) &&
+    (v.computeUnits === undefined || isComputeUnitsChoice(v.computeUnits)) &&
     isOptionalString(v.fallbackModelPath) &&
     (v.speculative === undefined || isSpeculativeMode(v.speculative)) &&
     isOptionalString(v.draftModelPath) &&

@@ -8,7 +8,7 @@
 import type { Engine, EngineInfo, KvState, Tokenizer } from "../core/engine";
 import { realSleep, throwIfAborted, type Sleep } from "../core/abort";
 import { CancelledError, DisposedError, EngineCrashedError } from "../core/errors";
-import { loadTokenizerOnly, type LoadedTokenizer } from "../backends/tokenizer-only";
+import { loadTokenizerOnly, type LoadedTokenizer } from "../backends/load-engine";
 import { CrashGuard, type CrashGuardOptions } from "./crash-guard";
 import { EngineProcess, type EngineProcessOptions, type ProcessExit } from "./engine-process";
 import type { LoadRequest } from "./protocol";

@@ -3,7 +3,8 @@
 // speculation), then every scenario with each side at its own best count, once per
 // speculative configuration, the configurations alternated over the repeats.
 
-import { loadEngine, type EngineRequest } from "../../extension/backends/load-engine";
+import { loadEngine } from "../../extension/backends/load-engine";
+import type { EngineRequest } from "../../extension/core/engine-options";
 import { ProxyEngine } from "../../extension/engine-host/proxy-engine";
 import type { Engine } from "../../extension/core/engine";
 import { ensureLlamaServer, type PeerBinary } from "./llama-server-binary";

@@ -32,7 +32,7 @@
 //   latest message) rewinds the session to it and is prefilled from there, exactly; the same
 //   numbers show how much that costs per request.
 
-import type { RequestRole } from "../../extension/core/request-pool/request-messages";
+import type { RequestRole } from "../../extension/core/request-pool/request-shape";
 import { PREFIX_BLOCK_TOKENS } from "../../extension/core/request-pool/prefix-blocks";
 import type { OutcomeRecord, RecordedMessage, RequestRecord } from "../../extension/core/request-pool/request-record";
 import { knownBlocksAtDifference, type KnownBlocksAtDifference } from "./known-blocks";

@@ -6,23 +6,12 @@
 // The CPU is served by our patched build (threadpool, native reply loop, batch verify) or
 // node-llama-cpp's prebuilt CPU binary; a GPU by node-llama-cpp's prebuilt for that GPU.
 
-/** The one list of choices: setting statefulChat.gpu, CLI --gpu, the engine request. */
-export const GPU_CHOICES = ["auto", "off", "metal", "cuda", "vulkan"] as const;
-export type GpuChoice = (typeof GPU_CHOICES)[number];
+import type { GpuChoice, GpuLayersChoice } from "../../core/engine-options";
+
+/** The GPU choices (core/engine-options.ts) that name a GPU. */
 export type GpuType = Exclude<GpuChoice, "auto" | "off">;
 /** The order `auto` tries them in (node-llama-cpp's own order). */
 export const GPU_TYPES: readonly GpuType[] = ["metal", "cuda", "vulkan"];
-
-export function isGpuChoice(value: unknown): value is GpuChoice {
-  return typeof value === "string" && (GPU_CHOICES as readonly string[]).includes(value);
-}
-
-/** `auto` (as many layers as fit with room for the chats' KV caches) or a layer count. */
-export type GpuLayersChoice = "auto" | number;
-
-export function isGpuLayersChoice(value: unknown): value is GpuLayersChoice {
-  return value === "auto" || (typeof value === "number" && Number.isInteger(value) && value >= 0);
-}
 
 const API_NAMES: Readonly<Record<GpuType, string>> = { metal: "Metal", cuda: "CUDA", vulkan: "Vulkan" };
 

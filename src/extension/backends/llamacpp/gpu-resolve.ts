@@ -3,7 +3,8 @@
 // the binary it already runs (one per process).
 
 import { BackendUnavailableError } from "../../core/errors";
-import { decideGpu, gpuApiName, gpuTypesToTry, type GpuAttempt, type GpuChoice, type GpuDecision, type GpuLayersChoice, type GpuType } from "./gpu-choice";
+import type { GpuChoice, GpuLayersChoice } from "../../core/engine-options";
+import { decideGpu, gpuApiName, gpuTypesToTry, type GpuAttempt, type GpuDecision, type GpuType } from "./gpu-choice";
 import { describeLoadedGpu, probeGpu, type ProbeRequest } from "./gpu-probe";
 import { getLlamaRuntime, importNodeLlamaCpp, loadedRuntimeBinary } from "./node-llama-cpp";
 

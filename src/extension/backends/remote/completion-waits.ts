@@ -7,7 +7,8 @@ import { realSleep, type Sleep } from "../../core/abort";
 import { CancelledError, ServerUnreachableError } from "../../core/errors";
 import type { CompletionRequest, CompletionResult, ServerDialect } from "./dialect";
 import { ServerBusyError } from "./http";
-import { retryDelayMs, type BusyRetryPolicy, type ServerStatusListener } from "./status";
+import type { ServerStatusListener } from "../../core/server-status";
+import { retryDelayMs, type BusyRetryPolicy } from "./status";
 
 /** Time for the remote backend's waits; tests inject one they advance by hand. */
 export interface RemoteClock {

@@ -1,27 +1,11 @@
-// What the remote backend connects to: the server's URL, which kind of server it is, and the
-// API key (kept by the shell in VS Code's SecretStorage, never in settings). Pure: no I/O.
+// The server's URL as the remote backend resolves endpoints against it, and the kinds of
+// server it talks to. Pure: no I/O.
 
+import type { ServerKindChoice } from "../../core/engine-options";
 import { ServerRejectedError } from "../../core/errors";
 
-/** The one list of server kinds (setting statefulChat.server.kind, CLI --server-kind, the engine request). */
-export const SERVER_KINDS = ["auto", "llama-server", "vllm", "sglang"] as const;
-export type ServerKindChoice = (typeof SERVER_KINDS)[number];
+/** A server kind as detected or set (SERVER_KINDS and RemoteServerOptions, the user's choices: core/engine-options.ts). */
 export type ServerKind = Exclude<ServerKindChoice, "auto">;
-
-export function isServerKindChoice(value: unknown): value is ServerKindChoice {
-  return typeof value === "string" && (SERVER_KINDS as readonly string[]).includes(value);
-}
-
-export interface RemoteServerOptions {
-  /** Base URL of the server, e.g. `http://gpu-box:8080` (a path prefix behind a proxy is kept). */
-  readonly url: string;
-  /** `auto` (default) asks the server: llama-server answers `/props`, vLLM and SGLang name themselves in `/v1/models`. */
-  readonly kind?: ServerKindChoice;
-  /** Sent as `Authorization: Bearer …` to the URL's origin only (see http.ts). */
-  readonly apiKey?: string;
-  /** How long a turn waits, retrying, while the server answers 429/503 (default 120 s). */
-  readonly busyWaitMs?: number;
-}
 
 /**
  * The server URL as the base every endpoint is resolved against: http or https, no user

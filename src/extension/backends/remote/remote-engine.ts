@@ -6,16 +6,17 @@
 
 import { throwIfAborted } from "../../core/abort";
 import type { Engine, EngineInfo, KvState, Tokenizer } from "../../core/engine";
-import { requestedContextSize } from "../../core/engine-options";
+import { requestedContextSize, type RemoteServerOptions } from "../../core/engine-options";
+import type { ServerStatusListener } from "../../core/server-status";
 import { BackendUnavailableError, DisposedError, ServerRejectedError, StatefulChatError } from "../../core/errors";
 import type { ServerDialect, ServerInfo } from "./dialect";
 import { ServerBusyError, ServerConnection, type ApiKeySource, type FetchLike } from "./http";
 import { LlamaServerDialect } from "./llama-server";
 import { loadLocalTokenizer, type LocalTokenizer } from "./local-tokenizer";
 import { firstModel, SglangDialect, VllmDialect } from "./openai-compatible";
-import { serverBaseUrl, type RemoteServerOptions, type ServerKind } from "./options";
+import { serverBaseUrl, type ServerKind } from "./options";
 import { RemoteKvState } from "./remote-state";
-import { DEFAULT_BUSY_RETRY, retryDelayMs, type BusyRetryPolicy, type ServerStatusListener } from "./status";
+import { DEFAULT_BUSY_RETRY, retryDelayMs, type BusyRetryPolicy } from "./status";
 import { REAL_REMOTE_CLOCK, type CompletionTimeouts, type RemoteClock } from "./completion-waits";
 import { checkTokenizer } from "./tokenizer-check";
 

@@ -17,7 +17,8 @@ import { CancelledError, CapacityError, EngineFailedError, StatefulChatError } f
 import { ExclusiveAccess } from "../../core/exclusive-access";
 import { completeWaiting, DEFAULT_COMPLETION_TIMEOUTS, REAL_REMOTE_CLOCK, type CompletionTimeouts, type RemoteClock } from "./completion-waits";
 import type { CompletionResult, ServerDialect } from "./dialect";
-import type { BusyRetryPolicy, ServerStatusListener } from "./status";
+import type { ServerStatusListener } from "../../core/server-status";
+import type { BusyRetryPolicy } from "./status";
 /** After the reply's natural end (an end token, the token budget) a cancel waits this long for the server's final event (its cache count). */
 const FINAL_EVENT_GRACE_MS = 2_000;
 

@@ -8,7 +8,8 @@
 import { ChatTemplate } from "../chat-template";
 import type { Engine } from "../engine";
 import { CancelledError } from "../errors";
-import { Session, type StopReason } from "../session";
+import type { StopReason } from "../generation";
+import { Session } from "../session";
 import { speculationOf, TurnClock, type SpeculationStats } from "../stats";
 import { StreamDecoder } from "../stream-decoder";
 import { checkFastApply, FAST_APPLY_SYSTEM_PROMPT, fastApplyBudget, fastApplyPrompt, parseFastApplyReply, replyOpening, type FastApplyBudget, type FastApplyCheck, type FastApplyRequest, type ParsedReply } from "./fast-apply";

@@ -6,6 +6,7 @@
 
 import { diffArrays } from "diff";
 import { blockLines, isDistinctive, toLines, type Region } from "./lines";
+import type { StopReason } from "../generation";
 
 export const FAST_APPLY_SYSTEM_PROMPT =
   "You merge code changes into files. Reply with the complete updated code in one fenced code block and nothing else. " +
@@ -86,8 +87,6 @@ export function parseFastApplyReply(reply: string): ParsedReply {
   const settled = rest.slice(close.index + close[0].length).startsWith("\n");
   return { code: rest.slice(0, close.index).replace(/\n$/, ""), fenced: true, closed: true, ...(settled ? { settled } : {}) };
 }
-
-export type StopReason = "eog" | "max_tokens" | "cancelled" | "capacity";
 
 export type FastApplyCheck =
   | { readonly ok: true }

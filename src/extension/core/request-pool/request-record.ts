@@ -9,7 +9,8 @@
 import { createHash } from "node:crypto";
 import type { Tokenizer } from "../engine";
 import { toStatefulChatError } from "../errors";
-import { REQUEST_ROLES, type RenderedRequest, type RequestMessage, type RequestRole, type ToolSpec } from "./request-messages";
+import type { RenderedRequest } from "./request-messages";
+import { REQUEST_ROLES, type RequestMessage, type RequestRole, type ToolSpec } from "./request-shape";
 import type { PoolReply } from "./request-pool";
 import { STABLE_PREFIX_PLACEMENTS, type StablePrefixPlacement } from "./stable-prefix";
 

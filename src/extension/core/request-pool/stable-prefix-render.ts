@@ -9,7 +9,7 @@
 
 import { TemplateStoppedError } from "../errors";
 import { stablePrefixLayouts, type StablePrefixPlacement, type VolatileBlockName } from "./stable-prefix";
-import type { RequestMessage } from "./request-messages";
+import type { RequestMessage } from "./request-shape";
 
 export interface StablePrefixRendering {
   readonly text: string;

@@ -10,7 +10,7 @@
 // give the same layout, and a layout given again is unchanged (its system message holds no
 // marker any more).
 
-import type { RequestMessage } from "./request-messages";
+import type { RequestMessage } from "./request-shape";
 
 /** Where the markers were read: the Copilot Chat build whose requests were recorded (test/bench/results/agent-requests-qwen1.5b/). */
 export const MARKERS_READ_FROM = "copilot-chat 0.67 (VS Code 1.139.1)";

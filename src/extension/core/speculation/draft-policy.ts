@@ -13,11 +13,7 @@
 // drafted now and then, less often after each probe that failed.
 
 import { LiveCost } from "./live-cost";
-
-export interface VerifyCost {
-  /** cost[k] = time of a verify batch of 1 + k tokens ÷ time of one decoded token; cost[0] = 1. */
-  readonly relative: readonly number[];
-}
+import type { VerifyCost } from "./verify-cost";
 
 export interface DraftPolicyOptions {
   readonly maxDraft: number;

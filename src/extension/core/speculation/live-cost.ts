@@ -6,7 +6,7 @@
 // ones as soon as they exist; sizes not yet measured are the calibrated curve scaled by how
 // far the measured sizes are off it.
 
-import type { VerifyCost } from "./draft-policy";
+import type { VerifyCost } from "./verify-cost";
 
 /** Weight of the newest sample in each running average. */
 const SMOOTHING = 0.25;

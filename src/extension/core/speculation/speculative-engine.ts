@@ -5,11 +5,11 @@
 import type { Engine, EngineInfo, KvState } from "../engine";
 import { DisposedError } from "../errors";
 import { DraftModelDrafter } from "./draft-model-drafter";
-import { DraftPolicy, type VerifyCost } from "./draft-policy";
+import { DraftPolicy } from "./draft-policy";
 import type { SpeculativeMode } from "./modes";
 import { SpeculativeKvState } from "./speculative-state";
 import { withVerify } from "./one-token-verify";
-import { measureVerifyCost, type CalibrationStore } from "./verify-cost";
+import { measureVerifyCost, type CalibrationStore, type VerifyCost } from "./verify-cost";
 
 export const MAX_DRAFT = 16;
 

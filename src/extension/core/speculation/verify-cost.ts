@@ -5,7 +5,11 @@
 // does not pay: the policy reads these figures.
 
 import type { KvState } from "../engine";
-import type { VerifyCost } from "./draft-policy";
+
+export interface VerifyCost {
+  /** cost[k] = time of a verify batch of 1 + k tokens ÷ time of one decoded token; cost[0] = 1. */
+  readonly relative: readonly number[];
+}
 
 export interface CalibrationStore {
   read(key: string): Promise<VerifyCost | undefined>;

@@ -9,7 +9,7 @@
 // are found in the text. Inside a call the model opened with a real marker, the body is parsed
 // as written either way.
 
-import type { ToolCall } from "../request-pool/request-messages";
+import type { ToolCall } from "../request-pool/request-shape";
 import { HERMES_CLOSE, HERMES_OPEN, MISTRAL_OPEN, PYTHON_TAG, type ToolCallFormat } from "./tool-call-formats";
 import type { MarkerRecognition } from "./tool-call-markers";
 

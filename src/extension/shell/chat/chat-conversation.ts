@@ -4,7 +4,7 @@
 
 import type * as vscode from "vscode";
 import { withServerStatus } from "../../backends/remote/remote-engine";
-import type { ServerStatus } from "../../backends/remote/status";
+import type { ServerStatus } from "../../core/server-status";
 import { Conversation } from "../../core/conversation";
 import type { ChatMessage } from "../../core/chat-template";
 import type { SavedContextItem } from "../../core/context-delta";

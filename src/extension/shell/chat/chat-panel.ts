@@ -6,7 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
-import { describeServerStatus, type ServerStatus } from "../../backends/remote/status";
+import { describeServerStatus, type ServerStatus } from "../../core/server-status";
 import { PanelContext } from "./panel-context";
 import { sharedWorkspaceFiles } from "../context/workspace-files";
 import { CancelledError, toStatefulChatError } from "../../core/errors";

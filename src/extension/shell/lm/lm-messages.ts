@@ -4,7 +4,7 @@
 // cannot render (images, data) are left out and counted, so the caller can say so.
 
 import * as vscode from "vscode";
-import type { RequestMessage, ToolCall, ToolSpec } from "../../core/request-pool/request-messages";
+import type { RequestMessage, ToolCall, ToolSpec } from "../../core/request-pool/request-shape";
 
 export interface ConvertedRequest {
   readonly messages: RequestMessage[];

@@ -10,7 +10,8 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Tokenizer } from "../../core/engine";
-import type { RenderedRequest, RequestMessage, ToolSpec } from "../../core/request-pool/request-messages";
+import type { RenderedRequest } from "../../core/request-pool/request-messages";
+import type { RequestMessage, ToolSpec } from "../../core/request-pool/request-shape";
 import { outcomeRecordOf, REQUEST_LOG_FILE, requestRecordOf, type RequestLogLine } from "../../core/request-pool/request-record";
 import type { PoolReply } from "../../core/request-pool/request-pool";
 

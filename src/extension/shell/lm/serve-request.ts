@@ -2,7 +2,8 @@
 // stream the reply back as text and tool calls. Shared by the provider and @stateful.
 
 import type { SamplingOptions } from "../../core/engine";
-import { renderRequest, type RequestMessage, type ToolCall, type ToolSpec } from "../../core/request-pool/request-messages";
+import { renderRequest } from "../../core/request-pool/request-messages";
+import type { RequestMessage, ToolCall, ToolSpec } from "../../core/request-pool/request-shape";
 import type { PoolReply, PoolRequest } from "../../core/request-pool/request-pool";
 import { StreamDecoder } from "../../core/stream-decoder";
 import type { ReplyPart } from "../../core/tool-calls/tool-call-stream";

@@ -12,7 +12,7 @@ import type { FeatureHosts } from "../../activation/feature-hosts";
 import { ContextLedger, type ContextItem } from "../../core/context-delta";
 import { DEFAULT_TURN_OPTIONS } from "../../core/conversation";
 import { CancelledError, toStatefulChatError } from "../../core/errors";
-import type { RequestMessage } from "../../core/request-pool/request-messages";
+import type { RequestMessage } from "../../core/request-pool/request-shape";
 import { formatStats } from "../../../webview/protocol/stats-line";
 import { documentItem, gatherEditorContext, relativeLabel } from "../context/context-sources";
 import { resolveModelPath } from "../models/model-location";

@@ -1,9 +1,17 @@
 // The only place that reads `statefulChat.*` settings; everything else gets plain options.
 
 import * as vscode from "vscode";
-import { isBackendChoice, type BackendChoice, type ComputeUnitsChoice } from "../../backends/load-engine";
-import { isGpuChoice, type GpuChoice, type GpuLayersChoice } from "../../backends/llamacpp/gpu-choice";
-import { isServerKindChoice, type ServerKindChoice } from "../../backends/remote/options";
+import {
+  isBackendChoice,
+  isComputeUnitsChoice,
+  isGpuChoice,
+  isServerKindChoice,
+  type BackendChoice,
+  type ComputeUnitsChoice,
+  type GpuChoice,
+  type GpuLayersChoice,
+  type ServerKindChoice,
+} from "../../core/engine-options";
 import { isSpeculativeMode, type SpeculativeMode } from "../../core/speculation/modes";
 import type { TurnOptions } from "../../core/turn-runner";
 import type { ProviderContextSetting } from "../lm/provider-context";
@@ -51,7 +59,7 @@ export function readSettings(): ChatSettings {
   const settings: ChatSettings = {
     modelPath: stringOf(c.get<unknown>("modelPath")).trim(),
     backend: checkedChoice<BackendChoice>("backend", c.get<unknown>("backend"), problems, isBackendChoice),
-    computeUnits: checkedChoice<ComputeUnitsChoice>("computeUnits", c.get<unknown>("computeUnits"), problems),
+    computeUnits: checkedChoice<ComputeUnitsChoice>("computeUnits", c.get<unknown>("computeUnits"), problems, isComputeUnitsChoice),
     threads: threads > 0 ? threads : undefined,
     contextSize: num("contextSize"),
     speculative: checkedChoice<SpeculativeMode>("speculative", c.get<unknown>("speculative"), problems, isSpeculativeMode),
