@@ -17,6 +17,7 @@ const FEATURES_BUNDLE = "extension-features.js";
 export function activate(context: vscode.ExtensionContext): StatefulChatApi {
   const features = new LazyFeatures<StatefulChatApi>(vscode, context, contributedIds(context.extension.packageJSON), () => {
     // A runtime path, so esbuild leaves this require alone.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time, not bundled
     const bundle = require(join(__dirname, FEATURES_BUNDLE)) as { activateFeatures: ActivateFeatures<StatefulChatApi> };
     return bundle.activateFeatures;
   });

@@ -19,7 +19,7 @@ export function decorateCodeBlocks(root: ParentNode): void {
 }
 
 /** A code block's buttons: a codicon and a word on each (the tooltip and accessible name say more). */
-export const CODE_BLOCK_ACTIONS = [
+const CODE_BLOCK_ACTIONS = [
   { testId: "copy-code", codicon: "copy", text: "Copy", label: "Copy" },
   { testId: "insert-code", codicon: "insert", text: "Insert", label: "Insert at Cursor" },
   { testId: "apply-code", codicon: "git-pull-request-go-to-changes", text: "Apply", label: "Apply to the Workspace" },
@@ -69,7 +69,7 @@ export function handleCodeBlockClicks(container: HTMLElement, post: (message: We
 }
 
 /** The code blocks of an entry's answer (never its reasoning), in order. */
-export function answerBlocks(entry: Element): Element[] {
+function answerBlocks(entry: Element): Element[] {
   return Array.from(entry.querySelectorAll(".entry-answer .code-block"));
 }
 

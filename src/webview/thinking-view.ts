@@ -26,7 +26,7 @@ export class ThinkingView {
   }
 }
 
-export function summaryText(done: boolean, tokens: number | undefined): string {
+function summaryText(done: boolean, tokens: number | undefined): string {
   if (!done) return "Thinking…";
   if (tokens === undefined || tokens <= 0) return "Thought";
   return `Thought for ${tokens} ${tokens === 1 ? "token" : "tokens"}`;

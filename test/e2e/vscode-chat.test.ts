@@ -122,7 +122,7 @@ describe("VS Code's Chat view with our model", { timeout: 20 * 60_000 }, () => {
     // Agent mode runs on VS Code's built-in Copilot Chat agent, which may not be ready yet
     // (VSCODE_CHAT_NOT_READY). A user asks again; so does this step, a few times, and the
     // refusal must then be ours.
-    let text = "";
+    let text: string;
     for (let attempt = 1; ; attempt++) {
       const first = await lastResponseText();
       await ask("What is a KV cache?");

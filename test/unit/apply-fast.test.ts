@@ -103,6 +103,7 @@ class ScriptedEngine implements Engine {
   constructor(private readonly reply: (prompt: string) => string, readonly onStep?: () => void) {}
   async createState(): Promise<KvState> {
     this.states++;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the state's own methods below have their own `this`
     const engine = this;
     const cache: number[] = [];
     let answer: number[] | undefined;

@@ -198,11 +198,10 @@ describe("remote state on a scripted llama-server", () => {
       }
     });
     const state = stateOn(llama(url));
-    let run: ReplyRun | undefined;
     const seen: number[] = [];
-    run = state.generateReply([1], { sample: { temperature: 0 }, maxTokens: 10 }, (t) => {
+    const run: ReplyRun = state.generateReply([1], { sample: { temperature: 0 }, maxTokens: 10 }, (t) => {
       seen.push(t);
-      run?.cancel();
+      run.cancel();
     });
     assert.equal(await run.done, 1, "the input only: the one sampled token was not decoded");
     assert.deepEqual(seen, [65]);

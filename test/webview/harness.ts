@@ -119,8 +119,8 @@ export class ChatPage {
     readonly errors: string[],
   ) {}
 
-  /** Delivers a host message the way VS Code does (a window message event). */
-  async push(...messages: (HostToWebview | unknown)[]): Promise<void> {
+  /** Delivers host messages (HostToWebview, or anything a test sends to see it ignored) the way VS Code does (a window message event). */
+  async push(...messages: unknown[]): Promise<void> {
     await this.page.evaluate((list) => {
       for (const message of list) window.postMessage(message, "*");
     }, messages);

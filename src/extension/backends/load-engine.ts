@@ -30,7 +30,7 @@ export interface LoadedEngine {
   readonly notice?: string;
 }
 
-export function isCoreMLModelPath(path: string): boolean {
+function isCoreMLModelPath(path: string): boolean {
   return /\.(mlpackage|mlmodelc)\/?$/i.test(path);
 }
 

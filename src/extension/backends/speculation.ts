@@ -62,7 +62,7 @@ export function assertSameVocabulary(target: Tokenizer, draft: Tokenizer, draftP
  * The device a verify batch is timed on: on a GPU a batch of k tokens costs about one
  * decode, on a small CPU several, so a cost measured on one never stands for the other.
  */
-export function deviceKey(target: Engine): string {
+function deviceKey(target: Engine): string {
   const placement = target.info.placement;
   if (!placement || placement.layersOffloaded === 0) return "cpu";
   return `${placement.compute}:${placement.device}:${placement.layersOffloaded}/${placement.layers}`;

@@ -39,6 +39,6 @@ export function modelView(session: Conversation, notice: string | undefined, lab
 }
 
 /** The tiny default model (SmolLM2-135M): fine to try the chat, not for real questions. */
-export function isStarterModel(modelPath: string): boolean {
+function isStarterModel(modelPath: string): boolean {
   return basename(modelPath) === DEFAULT_MODEL.fileName;
 }

@@ -34,7 +34,7 @@ export function isSavedTranscript(value: unknown): value is SavedTranscript {
   const v = value as SavedTranscript;
   return (
     typeof v === "object" && v !== null && v.version === 1 && typeof v.id === "string" && typeof v.title === "string" && typeof v.updatedAt === "string" &&
-    Array.isArray(v.entries) && v.entries.every((e) => typeof e === "object" && e !== null && typeof e.id === "string" && typeof e.text === "string")
+    Array.isArray(v.entries) && v.entries.every((e: TranscriptEntry) => typeof e === "object" && e !== null && typeof e.id === "string" && typeof e.text === "string")
   );
 }
 

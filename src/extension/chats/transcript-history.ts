@@ -37,22 +37,22 @@ interface IndexFile {
 }
 
 const INDEX = "index.json";
-export const DEFAULT_MAX_CONVERSATIONS = 100;
+const DEFAULT_MAX_CONVERSATIONS = 100;
 
 /** Which conversation entries belong to: the id of its first entry (a fresh UUID per conversation, kept on reload and reopen). */
-export function conversationKey(entries: readonly TranscriptEntry[]): string {
+function conversationKey(entries: readonly TranscriptEntry[]): string {
   return entries[0]?.id ?? "";
 }
 
 /** A digest of the entries as the user sees them (id, role, text), in order. */
-export function contentDigest(entries: readonly TranscriptEntry[]): string {
+function contentDigest(entries: readonly TranscriptEntry[]): string {
   const hash = createHash("sha256");
   for (const e of entries) hash.update(JSON.stringify([e.id, e.role, e.text])).update("\n");
   return hash.digest("hex").slice(0, 32);
 }
 
 /** Whether `shorter`'s entries are the first entries of `longer` (equal counts as a prefix). */
-export function isPrefixOf(shorter: readonly TranscriptEntry[], longer: readonly TranscriptEntry[]): boolean {
+function isPrefixOf(shorter: readonly TranscriptEntry[], longer: readonly TranscriptEntry[]): boolean {
   return shorter.length <= longer.length && contentDigest(shorter) === contentDigest(longer.slice(0, shorter.length));
 }
 
@@ -67,7 +67,7 @@ export interface CopyContent {
  * conversation, archived again later). Of equal copies the newest stays. Copies of different
  * conversations, and branches of one, are all kept.
  */
-export function supersededCopies(copies: readonly CopyContent[]): Set<string> {
+function supersededCopies(copies: readonly CopyContent[]): Set<string> {
   const gone = new Set<string>();
   for (const a of copies) {
     const key = conversationKey(a.entries);

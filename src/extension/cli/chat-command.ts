@@ -140,11 +140,11 @@ async function runTurn(session: Conversation, line: string, json: boolean, emit:
 }
 
 /** How the first turn after a restore or an engine restart got its cache. */
-export function resumedText(resumed: NonNullable<TurnStats["resumed"]>): string {
+function resumedText(resumed: NonNullable<TurnStats["resumed"]>): string {
   return resumed.from === "snapshot" ? "restored from snapshot" : `re-prefilled ${resumed.tokens} tokens`;
 }
 
-export function statusLine(stats: TurnStats): string {
+function statusLine(stats: TurnStats): string {
   const fill = Math.round((stats.position / stats.capacity) * 100);
   return (
     `[turn ${stats.turn} · ${stats.prefilled} new + ${stats.cached} cached tokens · ` +

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** The one list of development commands; src/tools/cli/main.ts serves each (its switch is exhaustive over this type). */
-export const DEVELOPMENT_COMMANDS = ["analyze-requests", "bench-peers", "build-llama", "build-peer-server", "test-flash-attn"] as const;
+const DEVELOPMENT_COMMANDS = ["analyze-requests", "bench-peers", "build-llama", "build-peer-server", "test-flash-attn"] as const;
 export type DevelopmentCommand = (typeof DEVELOPMENT_COMMANDS)[number];
 
 export function isDevelopmentCommand(name: string | undefined): name is DevelopmentCommand {

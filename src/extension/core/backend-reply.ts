@@ -90,6 +90,7 @@ export async function* backendReply(port: BackendReplyPort, options: GenerateOpt
     } catch (error) {
       // The state is whatever the backend left: the next call resyncs it with the ledger.
       // Reported unless the consumer already stopped listening.
+      // eslint-disable-next-line no-unsafe-finally -- the backend's failure is this generator's, once it completed
       if (completed) throw error;
     }
     if (length !== undefined) await port.adopt(length, before);

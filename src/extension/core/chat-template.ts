@@ -8,7 +8,7 @@ import { TemplateNotAppendOnlyError, TemplateStoppedError } from "./errors";
 import { TemplateLimitError } from "./template-sandbox/sandbox-limits";
 import { sharedTemplateSandbox, type TemplateSandbox } from "./template-sandbox/template-sandbox";
 
-export type ChatRole = "system" | "user" | "assistant";
+type ChatRole = "system" | "user" | "assistant";
 
 export interface ChatMessage {
   readonly role: ChatRole;

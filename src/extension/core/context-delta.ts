@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { createPatch } from "diff";
 import { limitToTokens } from "./context-window";
 
-export const CONTEXT_KINDS = ["file", "selection", "diagnostics", "outline"] as const;
+const CONTEXT_KINDS = ["file", "selection", "diagnostics", "outline"] as const;
 export type ContextKind = (typeof CONTEXT_KINDS)[number];
 
 /**
@@ -18,7 +18,7 @@ export type ContextKind = (typeof CONTEXT_KINDS)[number];
  * items the user stops attaching stay silently known (the model has seen them, and
  * mentioning them again sends only their changes).
  */
-export const CONTEXT_ORIGINS = ["auto", "mention", "pinned"] as const;
+const CONTEXT_ORIGINS = ["auto", "mention", "pinned"] as const;
 export type ContextOrigin = (typeof CONTEXT_ORIGINS)[number];
 
 export interface ContextItem {
@@ -41,7 +41,7 @@ export interface ContextChipData {
 }
 
 /** One item of a delta as the composer shows it before sending. */
-export interface ContextEntry {
+interface ContextEntry {
   readonly id: string;
   readonly label: string;
   readonly kind: ContextKind;

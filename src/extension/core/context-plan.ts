@@ -15,7 +15,7 @@ export interface RefusedItem {
   readonly reason: string;
 }
 
-export interface PlannedChip {
+interface PlannedChip {
   readonly id: string;
   readonly label: string;
   readonly kind: ContextKind;

@@ -112,7 +112,7 @@ export class Session {
     this.assertUsable();
     this.lastStopReason = undefined;
     this.lastServerCached = undefined;
-    let produced = 0;
+    let produced: number;
     let reason: StopReason = "max_tokens";
     try {
       await this.resyncWithState();

@@ -40,7 +40,7 @@ const realClock: WatchdogClock = {
  * never returns (a GPU driver hang) leaves the event loop running: the progress deadline
  * (progress-deadline.ts) catches that one.
  */
-export const DEFAULT_STALL_MS = 120_000;
+const DEFAULT_STALL_MS = 120_000;
 
 export interface EngineProcessOptions {
   /** The bundled entry; defaults to engine-host.js next to this bundle (out/). */
@@ -77,7 +77,7 @@ interface Pending {
 
 const STDERR_KEEP = 2_000;
 
-export function defaultEngineHostEntry(): string {
+function defaultEngineHostEntry(): string {
   return join(__dirname, "engine-host.js");
 }
 

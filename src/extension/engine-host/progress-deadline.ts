@@ -52,7 +52,7 @@ export interface CallDeadline {
 }
 
 /** `tokens` of work in steps: at least one. */
-export function steps(tokens: number): number {
+function steps(tokens: number): number {
   return Math.max(1, Math.ceil(tokens / STEP_TOKENS));
 }
 

@@ -75,7 +75,7 @@ export interface WireError {
 }
 
 /** A token sampled by the generateReply request `id`, sent before its reply. */
-export interface TokenEvent {
+interface TokenEvent {
   readonly id: number;
   readonly token: number;
 }
@@ -84,7 +84,7 @@ export interface TokenEvent {
  * Sent by the engine process every HEARTBEAT_INTERVAL_MS while it lives, so the host can tell
  * a long request (a model load, a big prefill chunk) from a process that stopped answering.
  */
-export interface Heartbeat {
+interface Heartbeat {
   readonly heartbeat: number;
 }
 

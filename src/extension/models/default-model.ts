@@ -27,7 +27,7 @@ export const DEFAULT_MODEL = {
 } as const satisfies FetchedModelSpec;
 
 /** `<package root>/.cache/models`, or STATEFUL_CHAT_CACHE when set. */
-export function modelCacheDir(packageRoot: string): string {
+function modelCacheDir(packageRoot: string): string {
   return process.env.STATEFUL_CHAT_CACHE ? resolve(process.env.STATEFUL_CHAT_CACHE) : join(packageRoot, ".cache", "models");
 }
 

@@ -23,10 +23,10 @@ export const GGUF_TYPE = {
 const FIXED_SIZE: Readonly<Record<number, number>> = { 0: 1, 1: 1, 7: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 10: 8, 11: 8, 12: 8 };
 const MAX_COUNT = 1e7; // key/value pairs or tensors beyond this mean a corrupt header
 const WINDOW = 1024 * 1024;
-export const DEFAULT_GGUF_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_GGUF_MAX_BYTES = 64 * 1024 * 1024;
 
 /** An array value: its item type and length (the items are not kept). */
-export interface GgufArrayInfo {
+interface GgufArrayInfo {
   readonly arrayOf: number;
   readonly length: number;
 }

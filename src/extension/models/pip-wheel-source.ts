@@ -26,7 +26,7 @@ export interface PipSource {
  * Wheels only (`--only-binary :all:`): for an sdist pip runs the package's build code to read
  * its metadata, and that would run before our checksum of the extracted file is checked.
  */
-export function pipDownloadArgs(requirement: string, dir: string, extra: readonly string[] = []): string[] {
+function pipDownloadArgs(requirement: string, dir: string, extra: readonly string[] = []): string[] {
   return ["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", ...extra, requirement, "-d", dir];
 }
 

@@ -45,11 +45,6 @@ export function deltaFileName(id: string, n: number): string {
   return `${id}.${n}.kvd`;
 }
 
-/** Where the cache file ends: the first delta's start, or the whole ledger. */
-export function cacheFileLength(meta: Pick<SnapshotMeta, "deltas" | "ledger">): number {
-  return meta.deltas?.[0]?.from ?? meta.ledger.length;
-}
-
 function isDeltaChain(v: unknown, id: string, ledgerLength: number): v is readonly SnapshotDelta[] {
   if (!Array.isArray(v) || v.length === 0) return false;
   let end: number | undefined;

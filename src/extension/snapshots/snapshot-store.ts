@@ -29,7 +29,7 @@ import { modelIdentity } from "./model-identity";
 import { checkSnapshot, missingFile } from "./snapshot-check";
 import { deltaFileName, ledgerHash, ledgerOf, type SnapshotDelta, type SnapshotMeta } from "./snapshot-meta";
 
-export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
+const DEFAULT_SNAPSHOT_BUDGET_BYTES = 2 * 1024 ** 3;
 
 /** What a restore did: the cache loaded, only the conversation (re-prefilled), or nothing usable. */
 export type RestoreOutcome =

@@ -139,7 +139,7 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     await waitForHealthz(origin, () => exited, options.readyTimeoutMs ?? 120_000);
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message} (log: ${logFile})`);
+    throw new Error(`${(error as Error).message} (log: ${logFile})`, { cause: error });
   }
   return {
     port,

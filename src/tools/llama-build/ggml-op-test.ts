@@ -251,7 +251,8 @@ function runOpTest(binary: string, args: readonly string[], label: string, logFi
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+      // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
       void writeFile(logFile, `$ ${binary} ${args.join(" ")}\n${plain}`).finally(() => {
         const summary = /(\d+)\/(\d+) tests passed/.exec(plain);
         const failures = plain.split("\n").filter((line) => /\bFAIL\b/.test(line) && !/Backend CPU/.test(line));

@@ -2,7 +2,7 @@
 // import these types; each side validates what it receives (a webview is untrusted input
 // for the host, and a malformed message is ignored and logged, never a crash).
 
-export type EntryRole = "user" | "assistant" | "notice";
+type EntryRole = "user" | "assistant" | "notice";
 export type EntryStatus = "streaming" | "complete" | "stopped" | "error" | "not-sent";
 
 export interface TurnStatsView {
@@ -27,7 +27,7 @@ export interface TurnStatsView {
 }
 
 /** The model's reasoning markers (`<think>` … `</think>` unless its template names others). */
-export interface ReasoningMarkersView {
+interface ReasoningMarkersView {
   readonly open: string;
   readonly close: string;
   /** The prompt opens the block: replies start inside the reasoning. */
@@ -36,7 +36,7 @@ export interface ReasoningMarkersView {
 
 /** The one list of chip kinds: the type and every guard come from it. */
 export const CONTEXT_CHIP_KINDS = ["file", "selection", "diagnostics", "outline", "diff", "removed", "skipped"] as const;
-export type ContextChipKind = (typeof CONTEXT_CHIP_KINDS)[number];
+type ContextChipKind = (typeof CONTEXT_CHIP_KINDS)[number];
 
 export interface ContextChip {
   readonly label: string;
@@ -179,7 +179,7 @@ export type WebviewToHost =
 /** Longest message text accepted from the webview (characters); larger pastes get a clear error. */
 export const MAX_MESSAGE_CHARS = 200_000;
 /** Limits on context messages: ids and mention values are paths, queries are what follows "@". */
-export const MAX_CONTEXT_ID_CHARS = 4096;
+const MAX_CONTEXT_ID_CHARS = 4096;
 export const MAX_MENTION_QUERY_CHARS = 512;
 export const MAX_CONTEXT_IDS = 256;
 

@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { ModelInvalidError, ModelNotFoundError } from "../../core/errors";
 
-export type CoreMLModelKind = "mlpackage" | "mlmodelc";
+type CoreMLModelKind = "mlpackage" | "mlmodelc";
 
 export interface CoreMLModelFolder {
   readonly modelPath: string;

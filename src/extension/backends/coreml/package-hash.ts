@@ -29,7 +29,7 @@ async function listFiles(root: string, folder = ""): Promise<PackageFile[]> {
 }
 
 /** Cheap: a hash of every file's path, size and mtime, from `stat` only. */
-export async function fingerprintPackage(packagePath: string): Promise<string> {
+async function fingerprintPackage(packagePath: string): Promise<string> {
   const hash = createHash("sha256");
   for (const file of await listFiles(packagePath)) hash.update(`${file.relative}\0${file.size}\0${file.mtimeMs}\0`);
   return hash.digest("hex");

@@ -17,7 +17,7 @@ export type ProbeResult =
   | { readonly ok: false; readonly error: string };
 
 /** probe-child next to this file: .ts under tsx (tests, bench), .js when built. */
-export function defaultProbeScript(): string {
+function defaultProbeScript(): string {
   return path.join(__dirname, `probe-child${path.extname(__filename) || ".js"}`);
 }
 

@@ -15,8 +15,8 @@ export interface CpuSignature {
   readonly flags: readonly string[];
 }
 
-export function currentCpuSignature(): CpuSignature {
-  let flags: string[] = [];
+function currentCpuSignature(): CpuSignature {
+  let flags: string[];
   try {
     const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => /^flags\s*:/.test(l));
     flags = line ? line.split(":")[1].trim().split(/\s+/).sort() : [];

@@ -38,7 +38,7 @@ export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.batch-threads.fa-grouped",
 };
 
-export function isCompleteBuild(folder: string): boolean {
+function isCompleteBuild(folder: string): boolean {
   return existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));
 }
 
@@ -74,7 +74,7 @@ export function nodeLlamaCppPackageDir(from: string = __dirname): string | undef
 }
 
 /** node-llama-cpp's localBuilds folder (where our build is put). */
-export function localBuildsDir(from: string = __dirname): string | undefined {
+function localBuildsDir(from: string = __dirname): string | undefined {
   const packageDir = nodeLlamaCppPackageDir(from);
   return packageDir ? join(packageDir, "llama", "localBuilds") : undefined;
 }

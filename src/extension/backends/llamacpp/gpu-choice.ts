@@ -11,7 +11,7 @@ import type { GpuChoice, GpuLayersChoice } from "../../core/engine-options";
 /** The GPU choices (core/engine-options.ts) that name a GPU. */
 export type GpuType = Exclude<GpuChoice, "auto" | "off">;
 /** The order `auto` tries them in (node-llama-cpp's own order). */
-export const GPU_TYPES: readonly GpuType[] = ["metal", "cuda", "vulkan"];
+const GPU_TYPES: readonly GpuType[] = ["metal", "cuda", "vulkan"];
 
 const API_NAMES: Readonly<Record<GpuType, string>> = { metal: "Metal", cuda: "CUDA", vulkan: "Vulkan" };
 
@@ -19,7 +19,7 @@ export function gpuApiName(type: GpuType): string {
   return API_NAMES[type];
 }
 
-export interface VramState {
+interface VramState {
   readonly total: number;
   readonly free: number;
 }

@@ -62,7 +62,7 @@ export function parseProbeOutput(type: GpuType, stdout: string): GpuAttempt {
   try {
     const value = JSON.parse(line.slice(MARKER.length)) as Record<string, unknown>;
     if (value.type !== type || typeof value.loaded !== "boolean") throw new Error("malformed");
-    if (!value.loaded) return { type, loaded: false, error: String(value.error ?? "unknown error") };
+    if (!value.loaded) return { type, loaded: false, error: typeof value.error === "string" ? value.error : "unknown error" };
     const vram = value.vram as { total?: unknown; free?: unknown } | undefined;
     const estimate = value.estimate as { layers?: unknown; modelBytes?: unknown; contextBytes?: unknown } | undefined;
     const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);

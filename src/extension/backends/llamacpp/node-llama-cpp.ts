@@ -16,6 +16,8 @@ export type Token = NodeLlamaCpp.Token;
 export type ControlledEvaluateInputItem = NodeLlamaCpp.ControlledEvaluateInputItem;
 export type ControlledEvaluateIndexOutput = NodeLlamaCpp.ControlledEvaluateIndexOutput;
 
+// A real dynamic import of the ESM-only package, which esbuild would otherwise turn into a require.
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a constant body, no input
 const importModule = new Function("specifier", "return import(specifier)") as (
   specifier: string,
 ) => Promise<NodeLlamaCppModule>;

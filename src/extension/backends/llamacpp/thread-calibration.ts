@@ -53,7 +53,7 @@ async function decodeSpeed(model: LlamaModel, threads: number): Promise<number> 
 }
 
 /** Each candidate twice, interleaved, best of the two: one slow sample does not decide. */
-export async function calibrateThreads(model: LlamaModel, candidates = candidateThreadCounts()): Promise<ThreadCalibration> {
+async function calibrateThreads(model: LlamaModel, candidates = candidateThreadCounts()): Promise<ThreadCalibration> {
   const speeds: Record<number, number> = {};
   if (candidates.length === 1) return { threads: candidates[0], tokensPerSecond: { [candidates[0]]: 0 } };
   for (let round = 0; round < 2; round++) {

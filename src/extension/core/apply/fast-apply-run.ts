@@ -14,7 +14,7 @@ import { speculationOf, TurnClock, type SpeculationStats } from "../stats";
 import { StreamDecoder } from "../stream-decoder";
 import { checkFastApply, FAST_APPLY_SYSTEM_PROMPT, fastApplyBudget, fastApplyPrompt, parseFastApplyReply, replyOpening, type FastApplyBudget, type FastApplyCheck, type FastApplyRequest, type ParsedReply } from "./fast-apply";
 
-export interface FastApplyStats {
+interface FastApplyStats {
   readonly promptTokens: number;
   readonly replyTokens: number;
   readonly stopReason: StopReason;

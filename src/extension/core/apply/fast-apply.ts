@@ -195,7 +195,7 @@ function changedHunks(original: readonly string[], output: readonly string[]): H
 }
 
 /** The original's lines the block is about: the span of the distinctive lines they share (aligned in order). */
-export function changeWindow(original: readonly string[], block: readonly string[]): Region | undefined {
+function changeWindow(original: readonly string[], block: readonly string[]): Region | undefined {
   const a = original.map((l) => l.trim());
   const b = block.map((l) => l.trim());
   let at = 0;

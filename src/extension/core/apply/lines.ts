@@ -13,7 +13,7 @@ export interface LineText {
 }
 
 /** The text's line break: CRLF when most of its breaks are, LF otherwise (and for a single line). */
-export function eolOf(text: string): Eol {
+function eolOf(text: string): Eol {
   const crlf = text.split("\r\n").length - 1;
   const lf = text.split("\n").length - 1;
   return crlf > 0 && crlf * 2 >= lf ? "\r\n" : "\n";

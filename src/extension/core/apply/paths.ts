@@ -4,10 +4,10 @@
 // (`src/limits.ts`, **src/limits.ts**, // File: src/limits.ts:). Pure (no imports).
 
 /** A relative or absolute file path: no spaces, a file name with an extension (or a known extensionless name). */
-const PATH = /^(?:[A-Za-z]:[\\/]|[\\/~]|\.{1,2}[\\/])?(?:[\w@+\-.]+[\\/])*(?:[\w@+\-]*[\w@+\-.]*\.[A-Za-z0-9_+\-]{1,12}|Makefile|Dockerfile|Rakefile|Gemfile|Procfile|Jenkinsfile|LICENSE|README)$/;
+const PATH = /^(?:[A-Za-z]:[\\/]|[\\/~]|\.{1,2}[\\/])?(?:[\w@+\-.]+[\\/])*(?:[\w@+-]*[\w@+\-.]*\.[A-Za-z0-9_+-]{1,12}|Makefile|Dockerfile|Rakefile|Gemfile|Procfile|Jenkinsfile|LICENSE|README)$/;
 
 /** Languages are words; a path has a slash or a dot (an extension). */
-export function looksLikePath(text: string): boolean {
+function looksLikePath(text: string): boolean {
   if (text.length === 0 || text.length > 512 || !PATH.test(text)) return false;
   // "1.5", "v2.0", "e.g." are not files.
   if (/^[\d.]+$/.test(text) || /^v\d/.test(text) || /\.$/.test(text)) return false;
@@ -53,7 +53,7 @@ export function pathFromLine(line: string): string | undefined {
   text = text.replace(/^(#{1,6}\s+|[-*+]\s+|\/\/\s*|#\s*|<!--\s*|\/\*\s*)/, "").replace(/\s*(-->|\*\/)$/, "");
   // Emphasis and code spans around the whole thing or the path.
   for (let i = 0; i < 3; i++) text = text.replace(/^(\*\*|__|\*|_|`)(.*)\1$/, "$2").trim();
-  text = text.replace(/^(?:in\s+)?(?:the\s+)?(?:file|filename|path|updated file|new file)\s*[:\-]?\s*/i, "");
+  text = text.replace(/^(?:in\s+)?(?:the\s+)?(?:file|filename|path|updated file|new file)\s*[:-]?\s*/i, "");
   for (let i = 0; i < 3; i++) text = text.replace(/^(\*\*|__|\*|_|`)(.*)\1$/, "$2").trim();
   text = text.replace(/\s*:$/, "");
   for (let i = 0; i < 3; i++) text = text.replace(/^(\*\*|__|\*|_|`)(.*)\1$/, "$2").trim();

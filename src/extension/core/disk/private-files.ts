@@ -7,8 +7,8 @@ import { chmod, mkdir, open, rename, rm, type FileHandle } from "node:fs/promise
 import { dirname } from "node:path";
 import { temporaryPath } from "./temporary-files";
 
-export const PRIVATE_FILE_MODE = 0o600;
-export const PRIVATE_FOLDER_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FOLDER_MODE = 0o700;
 
 /** Creates `dir` (and missing parents) for the user only; an existing one is made so too (earlier versions made them 0755). */
 export async function makePrivateFolder(dir: string): Promise<void> {

@@ -24,13 +24,13 @@ export function isTemporaryName(name: string): boolean {
 }
 
 /** The pid a temporary name was made by, or undefined for a name not made by `temporaryPath`. */
-export function ownerOf(name: string): number | undefined {
+function ownerOf(name: string): number | undefined {
   const match = /\.(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/.exec(name);
   return match ? Number(match[1]) : undefined;
 }
 
 /** Whether a process with this pid runs (one of another user's counts: EPERM). */
-export function isProcessAlive(pid: number): boolean {
+function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

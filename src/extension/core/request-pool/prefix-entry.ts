@@ -20,11 +20,12 @@ export interface PrefixEntryMeta {
   readonly cacheBytes: number;
 }
 
-export interface PrefixEntryFiles {
+// A type, not an interface: Object.values() of it is string[].
+export type PrefixEntryFiles = {
   readonly cache: string;
   readonly tokens: string;
   readonly meta: string;
-}
+};
 
 const ID = /^[0-9a-f]{32}$/;
 /** The files of one entry share the stem `prefix-<id>` (the KV disk budget groups files by stem). */

@@ -42,7 +42,7 @@ export interface RequestTemplate {
 }
 
 /** The messages in the shape Hugging Face chat templates read. */
-export function templateMessagesOf(messages: readonly RequestMessage[]): Array<Record<string, unknown>> {
+function templateMessagesOf(messages: readonly RequestMessage[]): Array<Record<string, unknown>> {
   return messages.map((m) => {
     const shaped: Record<string, unknown> = { role: m.role, content: m.content };
     if (m.toolCalls && m.toolCalls.length > 0) {
@@ -58,7 +58,7 @@ export function templateMessagesOf(messages: readonly RequestMessage[]): Array<R
   });
 }
 
-export function templateToolsOf(tools: readonly ToolSpec[]): Array<Record<string, unknown>> {
+function templateToolsOf(tools: readonly ToolSpec[]): Array<Record<string, unknown>> {
   return tools.map((tool) => ({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },

@@ -17,7 +17,7 @@ import { STABLE_PREFIX_PLACEMENTS, type StablePrefixPlacement } from "./stable-p
 /** The file in the recording folder. */
 export const REQUEST_LOG_FILE = "requests.jsonl";
 /** Bumped when a line's shape changes; a reader refuses other formats. */
-export const REQUEST_RECORD_FORMAT = 1;
+const REQUEST_RECORD_FORMAT = 1;
 
 export interface RecordedMessage {
   readonly role: RequestRole;
@@ -58,7 +58,7 @@ export interface RequestRecord {
 }
 
 /** The pool's reply, as recorded (literals kept as strings: the log is read by people). */
-export interface RecordedReply {
+interface RecordedReply {
   readonly sessionId: string;
   readonly cached: number;
   readonly prefilled: number;

@@ -12,8 +12,7 @@
 
 import type { RequestMessage } from "./request-shape";
 
-/** Where the markers were read: the Copilot Chat build whose requests were recorded (test/bench/results/agent-requests-qwen1.5b/). */
-export const MARKERS_READ_FROM = "copilot-chat 0.67 (VS Code 1.139.1)";
+// Where the markers were read: copilot-chat 0.67 (VS Code 1.139.1), whose requests were recorded (test/bench/results/agent-requests-qwen1.5b/).
 
 /**
  * The one list of blocks known to vary, each recognised by a fixed start and end marker (both
@@ -70,7 +69,7 @@ export function findVolatileBlocks(text: string): FoundBlock[] {
 }
 
 /** `text` without `blocks` and the whitespace just before each (it separated the block from what preceded it). */
-export function withoutBlocks(text: string, blocks: readonly Pick<FoundBlock, "from" | "to">[]): string {
+function withoutBlocks(text: string, blocks: readonly Pick<FoundBlock, "from" | "to">[]): string {
   let out = "";
   let at = 0;
   for (const block of blocks) {

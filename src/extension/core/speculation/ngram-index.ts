@@ -76,7 +76,7 @@ const NO_MATCH: NgramMatch = { tokens: [], matchLength: 0 };
 /** Recent occurrences compared for the longest match: bounded, since this runs per decoded token. */
 const CANDIDATES = 8;
 /** A match this long already says "copying"; longer ones are not told apart. */
-export const MAX_MATCH = 64;
+const MAX_MATCH = 64;
 
 function keyOf(tokens: readonly number[], start: number, n: number): string {
   let key = "";

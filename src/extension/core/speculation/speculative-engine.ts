@@ -11,7 +11,7 @@ import { SpeculativeKvState } from "./speculative-state";
 import { withVerify } from "./one-token-verify";
 import { measureVerifyCost, type CalibrationStore, type VerifyCost } from "./verify-cost";
 
-export const MAX_DRAFT = 16;
+const MAX_DRAFT = 16;
 
 export interface SpeculativeEngineOptions {
   readonly mode: Exclude<SpeculativeMode, "off">;

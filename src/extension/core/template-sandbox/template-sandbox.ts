@@ -17,7 +17,7 @@ import { DEFAULT_SANDBOX_LIMITS, TemplateLimitError, type SandboxLimits } from "
 import { SIGNAL_ANSWERED, SIGNAL_READY, isSandboxReply, type SandboxRequest, type SandboxWorkerData } from "./sandbox-protocol";
 
 /** A template error that is the template's own (a parse error, raise_exception, a missing key). */
-export class TemplateFailedError extends Error {
+class TemplateFailedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "TemplateFailedError";
@@ -36,7 +36,7 @@ interface LiveWorker {
  * cannot run from source: tsx's loader hooks answer on the host's thread, which is asleep in
  * Atomics.wait while the worker boots.
  */
-export function templateWorkerEntry(): string {
+function templateWorkerEntry(): string {
   const candidates = [join(__dirname, "template-worker.js"), join(__dirname, "..", "..", "..", "..", "out", "template-worker.js")];
   const found = candidates.find((path) => existsSync(path));
   if (!found) throw new Error(`The template sandbox worker is missing (looked for ${candidates.join(" and ")}); build it with npm run build.`);

@@ -10,7 +10,7 @@ import { type Candidate, compare, type ModelSource, type StoreEnv, StoreScan } f
 /** Folder levels inside a snapshot (`<rev>/sub/dir/file.gguf`). */
 const SNAPSHOT_DEPTH = 4;
 
-export function huggingFaceRoot(store: StoreEnv): string {
+function huggingFaceRoot(store: StoreEnv): string {
   const hub = store.folder("HF_HUB_CACHE") ?? store.folder("HUGGINGFACE_HUB_CACHE");
   if (hub) return hub;
   const hfHome = store.folder("HF_HOME");
@@ -19,7 +19,7 @@ export function huggingFaceRoot(store: StoreEnv): string {
 }
 
 /** `models--bartowski--Qwen2.5-7B-GGUF` → `bartowski/Qwen2.5-7B-GGUF`. */
-export function hubRepoName(folder: string): string | undefined {
+function hubRepoName(folder: string): string | undefined {
   const match = /^models--(.+)$/.exec(folder);
   return match ? match[1]!.split("--").join("/") : undefined;
 }

@@ -15,12 +15,8 @@ import {
   MODEL_SOURCE_LABELS, MODEL_SOURCES, type ModelSource, type StoreEnv, StoreScan, storeEnv,
 } from "./types";
 
-export { MODEL_SOURCE_LABELS, MODEL_SOURCES, modelFileFilter } from "./types";
-export type { DiscoveredModel, DiscoveryOptions, DiscoveryResult, ModelSource } from "./types";
-export { ollamaModelName, ollamaRoots } from "./ollama";
-export { lmStudioRoots } from "./lm-studio";
-export { huggingFaceRoot, hubRepoName } from "./huggingface";
-export { llamaCppRoot } from "./llama-cpp";
+export { MODEL_SOURCE_LABELS, modelFileFilter } from "./types";
+export type { DiscoveredModel, DiscoveryOptions, DiscoveryResult } from "./types";
 
 const STORES: Readonly<Record<ModelSource, (store: StoreEnv, scan: StoreScan) => Promise<Candidate[]>>> = {
   ollama: ollamaCandidates,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { hubCacheCandidates } from "./huggingface";
 import { type Candidate, type StoreEnv, StoreScan } from "./types";
 
-export function llamaCppRoot(store: StoreEnv): string {
+function llamaCppRoot(store: StoreEnv): string {
   const explicit = store.folder("LLAMA_CACHE");
   if (explicit) return explicit;
   if (store.platform === "darwin") return join(store.home, "Library", "Caches", "llama.cpp");

@@ -8,7 +8,7 @@ import { type Candidate, code, describe, type StoreEnv, StoreScan } from "./type
 /** Publisher / repo / file, with one level of slack for hand-made layouts. */
 const MAX_DEPTH = 4;
 
-export async function lmStudioRoots(store: StoreEnv, scan: StoreScan): Promise<string[]> {
+async function lmStudioRoots(store: StoreEnv, scan: StoreScan): Promise<string[]> {
   const roots: string[] = [];
   const pointerFile = join(store.home, ".lmstudio-home-pointer");
   try {

@@ -9,18 +9,18 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Candidate, describe, type StoreEnv, StoreScan } from "./types";
 
-export const OLLAMA_MODEL_MEDIA_TYPE = "application/vnd.ollama.image.model";
+const OLLAMA_MODEL_MEDIA_TYPE = "application/vnd.ollama.image.model";
 const DEFAULT_REGISTRY = "registry.ollama.ai";
 const DIGEST = /^sha256[:-]([0-9a-f]{64})$/i;
 
-export function ollamaRoots(store: StoreEnv): string[] {
+function ollamaRoots(store: StoreEnv): string[] {
   const roots = [store.folder("OLLAMA_MODELS") ?? join(store.home, ".ollama", "models")];
   if (store.systemStores && store.platform === "linux") roots.push("/usr/share/ollama/.ollama/models");
   return roots;
 }
 
 /** `qwen2.5:7b`; `user/model:tag` outside `library`; `hf.co/org/repo:tag` outside Ollama's registry (as `ollama list` shows them). */
-export function ollamaModelName(registry: string, namespace: string, model: string, tag: string): string {
+function ollamaModelName(registry: string, namespace: string, model: string, tag: string): string {
   const prefix = registry !== DEFAULT_REGISTRY ? `${registry}/${namespace}/` : namespace !== "library" ? `${namespace}/` : "";
   return `${prefix}${model}:${tag}`;
 }

@@ -63,7 +63,7 @@ export interface Candidate {
 }
 
 /** Limits that keep a walk bounded whatever is on disk. */
-export const WALK_LIMITS = {
+const WALK_LIMITS = {
   /** Directory entries looked at per store. */
   entries: 50_000,
 } as const;

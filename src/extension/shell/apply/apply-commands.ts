@@ -10,7 +10,7 @@ import { ApplyController, type ApplyOutcome, type ApplyRequest } from "./apply-c
 import { ChatApply, type ApplyMessage, type ApplyPort } from "./apply-chat";
 import { APPLY_SCHEME } from "./virtual-documents";
 
-export const APPLY_COMMANDS = {
+const APPLY_COMMANDS = {
   applyCodeBlock: "statefulChat.applyCodeBlock",
   applyAll: "statefulChat.applyAll",
   keep: "statefulChat.keepApplied",
@@ -18,7 +18,7 @@ export const APPLY_COMMANDS = {
 } as const;
 
 /** Arguments of statefulChat.applyCodeBlock for callers other than the chat (keybindings, other extensions, tests). */
-export interface ApplyCodeArgs {
+interface ApplyCodeArgs {
   readonly code: string;
   /** The file to apply to (workspace-relative or absolute); the user picks one when absent. */
   readonly path?: string;

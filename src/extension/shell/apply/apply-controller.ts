@@ -278,7 +278,9 @@ export class ApplyController implements vscode.Disposable {
           { location: vscode.ProgressLocation.Notification, title: `Stateful Chat: fast apply to ${path}`, cancellable: true },
           (_progress, token) => {
             const subscription = token.onCancellationRequested(abort);
-            return runFastApply(engine, fastRequest, { signal: controller.signal, onCode }).finally(() => subscription.dispose());
+            return runFastApply(engine, fastRequest, { signal: controller.signal, onCode }).finally(() => {
+              subscription.dispose();
+            });
           },
         );
         result = { code: run.parsed.code, check: run.check, speculation: run.stats.speculation };

@@ -12,7 +12,7 @@ import { followDocument, settledMessage } from "./follow-document";
 import { closeDiffsOf, type VirtualDocuments } from "./virtual-documents";
 
 export type Settled = SettledApplyState;
-export type SettledListener = (settled: Settled, message: string) => void;
+type SettledListener = (settled: Settled, message: string) => void;
 
 export interface PendingChange {
   readonly uri: vscode.Uri;

@@ -16,10 +16,10 @@ export type TargetVerdict =
   | { readonly kind: "confirm"; readonly reason: string };
 
 /** Folders Apply never writes into, and folders it asks about first (compared case-insensitively). */
-export const REFUSED_FOLDERS = [".git"] as const;
-export const CONFIRMED_FOLDERS = [".vscode"] as const;
+const REFUSED_FOLDERS = [".git"] as const;
+const CONFIRMED_FOLDERS = [".vscode"] as const;
 /** File name endings Apply asks about first, wherever the file is (compared case-insensitively). */
-export const CONFIRMED_FILE_ENDINGS = [".code-workspace"] as const;
+const CONFIRMED_FILE_ENDINGS = [".code-workspace"] as const;
 
 /**
  * Judges `target` (an absolute path) inside `folder` (the workspace folder it belongs to);

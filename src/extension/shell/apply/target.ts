@@ -171,7 +171,7 @@ async function modeIsReadOnly(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 102.4) / 10} KB`;
   return `${Math.round(bytes / (1024 * 102.4)) / 10} MB`;

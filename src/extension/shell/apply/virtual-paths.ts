@@ -5,8 +5,7 @@
 // errors (a cut-off rewrite does not parse) listed in the Problems panel as the workspace's.
 // As plain text no server reads it. Pure.
 
-export const VIRTUAL_KINDS = ["original", "proposal-original", "proposal"] as const;
-export type VirtualKind = (typeof VIRTUAL_KINDS)[number];
+export type VirtualKind = "original" | "proposal-original" | "proposal";
 
 /** Kinds no language server may read (their diagnostics would count as the workspace's). */
 const PLAIN_TEXT: ReadonlySet<VirtualKind> = new Set(["proposal-original", "proposal"]);

@@ -348,7 +348,7 @@ export class ChatPanel extends Disposable {
     // First: the cleared transcript is saved without the pins the reset takes away.
     this.context.clear();
     await this.history.clear();
-    this.deps.snapshots.forget(this.id);
+    void this.deps.snapshots.forget(this.id);
     if (this.lifecycle.outdated) {
       // The model setting changed since this panel loaded its model: switch on reset.
       await this.lifecycle.close();

@@ -5,8 +5,7 @@
 
 import type * as vscode from "vscode";
 
-export const CHAT_SURFACE_KINDS = ["editor", "view"] as const;
-export type ChatSurfaceKind = (typeof CHAT_SURFACE_KINDS)[number];
+export type ChatSurfaceKind = "editor" | "view";
 
 type Subscribe = (listener: () => void) => { dispose(): void };
 
@@ -84,7 +83,9 @@ export function editorSurface(panel: PanelLike): ChatSurface {
     onDidChangeViewState: (listener) => panel.onDidChangeViewState(listener),
     onDidClose: (listener) => panel.onDidDispose(listener),
     reveal: (preserveFocus) => panel.reveal(undefined, preserveFocus),
-    close: () => panel.dispose(),
+    close: () => {
+      panel.dispose();
+    },
   };
 }
 

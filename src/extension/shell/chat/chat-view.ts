@@ -15,7 +15,7 @@ import type { TranscriptStore } from "../../chats/transcript-store";
 export const CHAT_VIEW_ID = "statefulChat.chatView";
 const VIEW_CHAT_KEY = "statefulChat.viewChat";
 
-export const VIEW_COMMANDS = {
+const VIEW_COMMANDS = {
   newChat: "statefulChat.newChatInView",
   openHistory: "statefulChat.openHistoryInView",
   openInEditor: "statefulChat.openChatInEditor",
@@ -42,7 +42,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       this.ready = this.pending();
     });
     const id = this.context.workspaceState.get<string>(VIEW_CHAT_KEY);
-    await this.hold(await this.manager.showInView(viewSurface(view), { id }));
+    this.hold(await this.manager.showInView(viewSurface(view), { id }));
   }
 
   /**

@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import type { PanelManager } from "./panel-manager";
 import type { HistoryItem, SavedTranscript, TranscriptStore } from "../../chats/transcript-store";
 
-export const HISTORY_COMMANDS = {
+const HISTORY_COMMANDS = {
   open: "statefulChat.openHistory",
   delete: "statefulChat.deleteFromHistory",
   clear: "statefulChat.clearHistory",

@@ -163,7 +163,7 @@ export class PanelManager implements vscode.Disposable {
         const forGood = inEditor ? !this.closingForReload.has(panel.id) : this.retiring.has(panel.id);
         this.closingForReload.delete(panel.id);
         this.retiring.delete(panel.id);
-        if (forGood) this.snapshots.forgetLater(panel.id);
+        if (forGood) void this.snapshots.forgetLater(panel.id);
         if (this.lastActive === panel) this.lastActive = undefined;
         this.rememberOpenPanels();
         this.updateContextKeys();

@@ -81,7 +81,7 @@ export class PanelSnapshots implements vscode.Disposable {
    * user typed.
    */
   async restore(id: string, session: Conversation, messages: readonly ChatMessage[]): Promise<readonly SavedContextItem[]> {
-    this.claim(id);
+    void this.claim(id);
     const outcome = await this.store.restore(id, session, messages).catch((error: unknown): RestoreOutcome => ({ kind: "none", reason: String(error) }));
     this.outcomes.set(id, outcome);
     if (outcome.kind === "none") await session.restoreFromMessages(messages);

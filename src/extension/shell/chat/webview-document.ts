@@ -11,7 +11,7 @@ export interface WebviewDocumentOptions {
   readonly media: (...path: string[]) => string;
 }
 
-export function webviewCsp(cspSource: string, nonce: string): string {
+function webviewCsp(cspSource: string, nonce: string): string {
   return [
     "default-src 'none'",
     `style-src ${cspSource}`,

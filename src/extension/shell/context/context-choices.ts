@@ -86,7 +86,7 @@ export class ContextChoices {
 }
 
 /** The context item id a mention produces (keywords expand to several; this is the main one). */
-export function idOf(mention: Mention): string {
+function idOf(mention: Mention): string {
   switch (mention.kind) {
     case "file":
       return `file:${mention.path}`;

@@ -12,7 +12,7 @@ const KEYWORDS: readonly MentionOption[] = [
   { value: "workspace", label: "@workspace", detail: "a compact folder tree", kind: "keyword" },
 ];
 
-export const MAX_MENTION_OPTIONS = 20;
+const MAX_MENTION_OPTIONS = 20;
 
 export async function mentionOptions(query: string, files: WorkspaceFileIndex): Promise<MentionOption[]> {
   const keywords = KEYWORDS.filter((k) => query === "" || (k.value.startsWith(query.toLowerCase()) && scorePath(query, k.value) >= 0));

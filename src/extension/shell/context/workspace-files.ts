@@ -10,7 +10,7 @@ import { relativeLabel } from "./context-sources";
 import { forgetGitignores, isGitignored } from "./file-checks";
 
 /** Enough for large repositories; past it the list is cut (and completion says so). */
-export const MAX_INDEXED_FILES = 50_000;
+const MAX_INDEXED_FILES = 50_000;
 
 export class WorkspaceFileIndex implements vscode.Disposable {
   private files: Promise<Map<string, vscode.Uri>> | undefined;

@@ -43,7 +43,7 @@ interface Described {
 
 const summaries = new Map<string, Described & { readonly mtimeMs: number }>();
 
-export async function modelIdOf(path: string): Promise<string> {
+async function modelIdOf(path: string): Promise<string> {
   let real = path;
   try {
     real = await realpath(path);
@@ -95,7 +95,7 @@ export async function catalogModels(context: vscode.ExtensionContext, settings: 
 }
 
 async function describe(path: string, known: GgufSummary | undefined, log: vscode.LogOutputChannel): Promise<Described> {
-  let mtimeMs = 0;
+  let mtimeMs: number;
   let sizeBytes = 0;
   try {
     ({ mtimeMs, size: sizeBytes } = await stat(path));

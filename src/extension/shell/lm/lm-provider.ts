@@ -89,7 +89,7 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
       } catch (error) {
         if (error instanceof CancelledError) {
           // Stopped from our notification, not by VS Code: the Chat view says why its answer is empty.
-          if (notice.cancelledAt && !token.isCancellationRequested) throw new Error(notice.cancelledMessage());
+          if (notice.cancelledAt && !token.isCancellationRequested) throw new Error(notice.cancelledMessage(), { cause: error });
           return;
         }
         const failure = toStatefulChatError(error);
@@ -97,9 +97,9 @@ export class StatefulChatModelProvider implements vscode.LanguageModelChatProvid
         if (failure instanceof CapacityError) {
           // VS Code's Agent mode alone (instructions and tool schemas) can be larger than a small model's context.
           const context = { ...providerContextOf(target.model, settings), capacity: failure.capacity };
-          throw new Error(capacityRefusal(failure.requested, info.name, context, target.model.summary?.contextLength));
+          throw new Error(capacityRefusal(failure.requested, info.name, context, target.model.summary?.contextLength), { cause: error });
         }
-        throw new Error(failure.message);
+        throw new Error(failure.message, { cause: error });
       } finally {
         notice.dispose();
         cancel.dispose();

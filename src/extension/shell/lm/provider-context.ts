@@ -62,7 +62,7 @@ export interface ProviderContextInput {
 }
 
 /** What decided the context size. */
-export type ContextLimit = "model" | "memory" | "setting" | "panel";
+type ContextLimit = "model" | "memory" | "setting" | "panel";
 
 export interface ProviderContext {
   /** The context size the provider's engine is loaded with (in place of statefulChat.contextSize). */
@@ -77,7 +77,7 @@ export interface ProviderContext {
 /** Left to VS Code, the extension host and the engine process itself. */
 export const HEADROOM_BYTES = 1024 ** 3;
 /** The provider's caches never plan on more than this share of the machine's memory. */
-export const MAX_SHARE_OF_TOTAL = 0.5;
+const MAX_SHARE_OF_TOTAL = 0.5;
 /** A vocabulary the header does not count is taken to be this large (Qwen2.5's, among the largest). */
 const DEFAULT_VOCAB = 152_064;
 /** Besides the logits: the activations of a batch, a few MiB for these models. */
@@ -137,7 +137,7 @@ export function capacityRefusal(requested: number, modelName: string, context: P
 }
 
 /** This machine's memory. macOS counts only free pages (libuv), leaving out what it reclaims at once: half the total stands in. */
-export function systemMemory(): MemoryFigures {
+function systemMemory(): MemoryFigures {
   const total = totalmem();
   // process.availableMemory (Node 20.13+) also honours a container's memory limit.
   const available = typeof process.availableMemory === "function" ? Math.min(process.availableMemory(), freemem()) : freemem();

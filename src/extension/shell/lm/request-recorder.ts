@@ -76,7 +76,7 @@ export class RequestRecorder {
 
   private pieceOf(tokenizer: Tokenizer): (token: number) => string {
     let known = this.pieces.get(tokenizer);
-    if (!known) this.pieces.set(tokenizer, (known = new Map()));
+    if (!known) this.pieces.set(tokenizer, (known = new Map<number, string>()));
     const cache = known;
     return (token) => {
       let piece = cache.get(token);

@@ -23,7 +23,7 @@ import type { ModelPools } from "./lm-pools";
 import { LM_VENDOR } from "./lm-provider";
 import { servedRecord, serveRequest, type ServedReply } from "./serve-request";
 
-export const PARTICIPANT_ID = "statefulChat.stateful";
+const PARTICIPANT_ID = "statefulChat.stateful";
 const CONVERSATIONS_KEPT = 32;
 
 /** What each of our turns remembers (ChatResult.metadata), validated when read back. */
@@ -56,7 +56,7 @@ function earlierTurns(history: vscode.ChatContext["history"]): TurnMetadata[] {
   return turns;
 }
 
-export class StatefulParticipant {
+class StatefulParticipant {
   /** Per conversation: what its model has seen of the workspace. */
   private readonly ledgers = new Map<string, ContextLedger>();
 

@@ -13,7 +13,7 @@ import { CHAT_VIEW_ID } from "../chat/chat-view";
 import { rememberModelLabel } from "./model-labels";
 import { writeModelPath } from "../settings/settings";
 
-export const SETUP_MODEL_COMMAND = "statefulChat.setUpModel";
+const SETUP_MODEL_COMMAND = "statefulChat.setUpModel";
 
 type SetupPick = vscode.QuickPickItem & ({ readonly model: DiscoveredModel } | { readonly entry: CatalogEntry } | { readonly browse: true } | object);
 
@@ -22,7 +22,7 @@ function megabytes(bytes: number): string {
 }
 
 /** The picker's rows: on-disk models by store, then downloads (the recommended one first), then Browse…. */
-export function setupItems(models: readonly DiscoveredModel[], totalMemoryBytes: number, platform: NodeJS.Platform): SetupPick[] {
+function setupItems(models: readonly DiscoveredModel[], totalMemoryBytes: number, platform: NodeJS.Platform): SetupPick[] {
   const items: SetupPick[] = [];
   if (models.length > 0) items.push({ label: "On this machine", kind: vscode.QuickPickItemKind.Separator });
   for (const model of models) {

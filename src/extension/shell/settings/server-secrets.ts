@@ -10,7 +10,7 @@ import { readSettings, SETTINGS_SECTION } from "./settings";
 const SECRET_PREFIX = "statefulChat.serverApiKey:";
 
 /** The origin of a server URL, or undefined when it is not an http(s) URL. */
-export function serverOrigin(url: string): string | undefined {
+function serverOrigin(url: string): string | undefined {
   try {
     const parsed = new URL(url.trim());
     return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : undefined;

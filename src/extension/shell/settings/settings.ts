@@ -199,7 +199,7 @@ function migratable(config: vscode.WorkspaceConfiguration): MigratableConfigurat
  * workspace's and (multi-root) folders' old names are reported, never rewritten; nothing at all
  * in Restricted Mode (run again when trust is granted).
  */
-export async function migrateSettings(log: vscode.LogOutputChannel): Promise<void> {
+async function migrateSettings(log: vscode.LogOutputChannel): Promise<void> {
   const scopes: MigrationScope[] = [
     { config: migratable(vscode.workspace.getConfiguration(SETTINGS_SECTION)), levels: vscode.workspace.workspaceFolders?.length ? ["global", "workspace"] : ["global"] },
   ];

@@ -43,7 +43,7 @@ export interface TestingPanel {
 }
 
 /** Apply (shell/apply): its questions answered ahead, its pending changes and what code blocks were told. */
-export interface TestingApply {
+interface TestingApply {
   /** Answers Apply's next questions (create a missing file; which file, `null` for dismissing the pick) instead of showing them. */
   answer(answers: { readonly create?: boolean; readonly pick?: string | null; readonly sensitive?: boolean }): void;
   /** Workspace-relative paths of the applied changes waiting for Keep or Undo. */
