@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { RemoteEngine, withServerStatus } from "../../src/extension/backends/remote/remote-engine";
+import { RemoteEngine } from "../../src/extension/backends/remote/remote-engine";
 import type { ServerStatus } from "../../src/extension/core/server-status";
 import type { RemoteKvState } from "../../src/extension/backends/remote/remote-state";
 import { Conversation } from "../../src/extension/core/conversation";
@@ -172,7 +172,7 @@ describe("remote backend on a full llama-server (-np 1)", () => {
       const statuses: ServerStatus[][] = [[], []];
       // The first reply is long (64 tokens, about a second here even when the machine is idle),
       // and the second message is sent once it streams: it must wait for the only slot.
-      const chats = await Promise.all([64, 16].map((maxTokens, i) => Conversation.create(withServerStatus(engine, (s) => statuses[i].push(s)), { turn: { maxTokens } })));
+      const chats = await Promise.all([64, 16].map((maxTokens, i) => Conversation.create(engine.withServerStatus((s) => statuses[i].push(s)), { turn: { maxTokens } })));
       let streaming!: () => void;
       const started = new Promise<void>((resolve) => (streaming = resolve));
       const first = chats[0].send({ text: "Write a long poem about the sea, with many verses." }, { onText: () => streaming() });

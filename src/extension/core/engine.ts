@@ -3,6 +3,8 @@
 // sample the next one); prompt rendering, chunking, cancellation and generation loops
 // live in the core so both backends behave identically.
 
+import type { ServerStatusListener } from "./server-status";
+
 /** Every backend, the one list (the `auto` choice and its validation build on it: backends/load-engine.ts). */
 export const BACKEND_NAMES = ["llamacpp", "coreml", "remote"] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -116,6 +118,12 @@ export interface Engine {
   readonly chatTemplate: string;
   /** Its states implement KvState.generateReply (known before one is created, for the engine process's proxy). */
   readonly replyLoop?: boolean;
+  /**
+   * Optional, for an engine whose turns can wait on a server (backends/remote/): this engine as
+   * one chat sees it, whose states tell `listener` what their turns wait for (a busy server,
+   * queued on it: ServerStatus). The view's dispose() does nothing: the engine's owner disposes it.
+   */
+  withServerStatus?(listener: ServerStatusListener): Engine;
   createState(): Promise<KvState>;
   dispose(): Promise<void>;
 }

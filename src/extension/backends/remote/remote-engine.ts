@@ -26,7 +26,7 @@ export interface RemoteEngineOptions {
   readonly modelPath: string;
   /** Tokens per conversation; capped at what one request may hold on the server. */
   readonly contextSize?: number;
-  /** Told what a turn waits for (busy server, queued on it); per-state listeners: withServerStatus(). */
+  /** Told what a turn waits for (busy server, queued on it); per-chat listeners: RemoteEngine.withServerStatus(). */
   readonly onStatus?: ServerStatusListener;
   /** Where to read the API key on every request (instead of `server.apiKey`): a key set later applies at once. */
   readonly apiKey?: () => Promise<string | undefined>;
@@ -107,8 +107,22 @@ export class RemoteEngine implements Engine {
     return this.createStateReporting(this.onStatus);
   }
 
+  /** Engine.withServerStatus: the same engine, whose states report their waits to `listener` (one chat panel). */
+  withServerStatus(listener: ServerStatusListener): Engine {
+    // info, tokenizer and template are fixed once connected: the view holds the same objects.
+    return {
+      info: this.info,
+      tokenizer: this.tokenizer,
+      chatTemplate: this.chatTemplate,
+      replyLoop: this.replyLoop,
+      createState: () => this.createStateReporting(listener),
+      // The shared engine is disposed by its owner, not by one chat.
+      dispose: async () => undefined,
+    };
+  }
+
   /** A state whose waits (busy server, queued on it) are told to `listener` (one chat panel, one CLI session). */
-  async createStateReporting(listener: ServerStatusListener | undefined): Promise<KvState> {
+  private async createStateReporting(listener: ServerStatusListener | undefined): Promise<KvState> {
     if (this.disposed) throw new DisposedError("Engine");
     const state: RemoteKvState = new RemoteKvState(
       { dialect: this.dialect, tokenizer: this.local.tokenizer, endToken: this.endToken, retry: this.retry, ...this.waits },
@@ -126,29 +140,6 @@ export class RemoteEngine implements Engine {
     for (const state of [...this.states]) await state.dispose();
     await this.local.dispose();
   }
-}
-
-/**
- * The engine as one chat sees it: the same engine, whose states report their waits to
- * `listener`. Any other engine is returned as it is.
- */
-export function withServerStatus(engine: Engine, listener: ServerStatusListener): Engine {
-  if (!(engine instanceof RemoteEngine)) return engine;
-  return {
-    get info() {
-      return engine.info;
-    },
-    get tokenizer() {
-      return engine.tokenizer;
-    },
-    get chatTemplate() {
-      return engine.chatTemplate;
-    },
-    replyLoop: engine.replyLoop,
-    createState: () => engine.createStateReporting(listener),
-    // The shared engine is disposed by its owner, not by one chat.
-    dispose: async () => undefined,
-  };
 }
 
 /** llama-server answers /props with its slots; vLLM and SGLang name themselves as the owner in /v1/models. */

@@ -3,7 +3,6 @@
 // closed while its session opens gives both back).
 
 import type * as vscode from "vscode";
-import { withServerStatus } from "../../backends/remote/remote-engine";
 import type { ServerStatus } from "../../core/server-status";
 import { Conversation } from "../../core/conversation";
 import type { ChatMessage } from "../../core/chat-template";
@@ -105,8 +104,9 @@ export class ChatConversation {
         }
       },
       open: async (lease, signal) => {
-        // A remote engine tells this panel what its turns wait for (a busy server, queued on it).
-        const engine = withServerStatus(lease.loaded.engine, this.deps.onServerStatus);
+        // An engine on a server (remote) tells this panel what its turns wait for (a busy server, queued on it).
+        const loaded = lease.loaded.engine;
+        const engine = loaded.withServerStatus?.(this.deps.onServerStatus) ?? loaded;
         // acquire ran first and set it.
         const session = await Conversation.create(engine, { turn: settings!.turn }).catch((error: unknown) => fail(error, signal));
         try {
