@@ -5,7 +5,6 @@
 import * as vscode from "vscode";
 import { codeBlocksOf } from "../../core/apply/code-blocks";
 import { sharedWorkspaceFiles } from "../context/workspace-files";
-import type { PanelManager } from "../chat/panel-manager";
 import { ApplyController, type ApplyOutcome, type ApplyRequest } from "./apply-controller";
 import { ChatApply, type ApplyMessage, type ApplyPort } from "./apply-chat";
 import { APPLY_SCHEME } from "./virtual-documents";
@@ -47,7 +46,12 @@ export interface ApplyRegistration {
   readonly chat: ChatApply;
 }
 
-export function registerApplyCommands(context: vscode.ExtensionContext, manager: PanelManager, log: vscode.LogOutputChannel, activeFile: () => vscode.Uri | undefined): ApplyRegistration {
+/** What Apply's commands need of the chat panels (PanelManager): the active chat's apply port. */
+interface ActiveChatApply {
+  readonly active: { readonly applyPort: ApplyPort } | undefined;
+}
+
+export function registerApplyCommands(context: vscode.ExtensionContext, manager: ActiveChatApply, log: vscode.LogOutputChannel, activeFile: () => vscode.Uri | undefined): ApplyRegistration {
   const controller = new ApplyController(sharedWorkspaceFiles, activeFile, log);
   const chat = new ChatApply(controller);
   chatApply = chat;
