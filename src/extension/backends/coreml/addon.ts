@@ -3,9 +3,11 @@
 // these declarations match what the binary exports.
 import { createRequire } from "node:module";
 import * as path from "node:path";
+import type { ComputeUnitsChoice } from "../../core/engine-options";
 import { BackendUnavailableError } from "../../core/errors";
 
-export type ComputeUnitsName = "cpuAndNeuralEngine" | "all" | "cpuAndGPU" | "cpuOnly";
+/** The compute units a model is loaded with: a choice (core/engine-options.ts) other than `auto`. */
+export type ComputeUnitsName = Exclude<ComputeUnitsChoice, "auto">;
 
 export type NativeQueryLengths =
   | { readonly kind: "range"; readonly min: number; readonly max: number }

@@ -7,13 +7,14 @@
 // the Neural Engine compiles ahead of time, so they get `cpuAndNeuralEngine`. A failed
 // Neural Engine compile can kill the process on its first prediction (coremltools
 // #2758), so measuring is left to a child process (probe.ts), never done here.
+import { COMPUTE_UNITS_CHOICES, type ComputeUnitsChoice } from "../../core/engine-options";
 import type { ComputeUnitsName, NativeQueryLengths } from "./addon";
 
-export const COMPUTE_UNIT_OPTIONS: readonly ComputeUnitsName[] = ["cpuAndNeuralEngine", "all", "cpuAndGPU", "cpuOnly"];
+/** Every compute-units setting but `auto`, in the settings' order. */
+export const COMPUTE_UNIT_OPTIONS: readonly ComputeUnitsName[] = COMPUTE_UNITS_CHOICES.filter((units): units is ComputeUnitsName => units !== "auto");
 
-export type ComputeUnitsSetting = ComputeUnitsName | "auto";
-
-export interface ComputeUnitsChoice {
+/** The compute units a model loads with, and why (what a ComputeUnitsChoice resolved to). */
+export interface ComputeUnitsDecision {
   readonly units: ComputeUnitsName;
   /** Why, in words for the panel header and Show Session Stats. */
   readonly reason: string;
@@ -31,7 +32,7 @@ function describe(lengths: NativeQueryLengths): string {
 }
 
 /** The compute units "auto" means for a model of these shapes. Pure. */
-export function chooseComputeUnits(shapes: ModelShapes): ComputeUnitsChoice {
+export function chooseComputeUnits(shapes: ModelShapes): ComputeUnitsDecision {
   if (shapes.functions) {
     return {
       units: "cpuAndNeuralEngine",
@@ -49,7 +50,7 @@ export function chooseComputeUnits(shapes: ModelShapes): ComputeUnitsChoice {
 }
 
 /** What the setting resolves to once the shapes are known. */
-export function resolveComputeUnits(setting: ComputeUnitsSetting, shapes: ModelShapes): ComputeUnitsChoice {
+export function resolveComputeUnits(setting: ComputeUnitsChoice, shapes: ModelShapes): ComputeUnitsDecision {
   if (setting !== "auto") return { units: setting, reason: "chosen in settings" };
   return chooseComputeUnits(shapes);
 }

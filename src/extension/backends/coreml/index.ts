@@ -2,10 +2,10 @@
 // Imports only the core contract; nothing but the backend picker imports this.
 import { promises as fs } from "node:fs";
 import type { Engine } from "../../core/engine";
+import type { ComputeUnitsChoice } from "../../core/engine-options";
 import { BackendUnavailableError, ModelInvalidError } from "../../core/errors";
 import { loadAddon, type CoreMLAddon, type NativeModel } from "./addon";
 import { compiledModelFor, defaultCacheRoot, type CompileProgress } from "./compile-cache";
-import type { ComputeUnitsSetting } from "./compute-units";
 import { CoreMLEngine } from "./coreml-engine";
 import { loadNativeModel } from "./load-native";
 import { resolveModelFolder } from "./model-folder";
@@ -30,7 +30,7 @@ export type LoadProgressStage = Parameters<CompileProgress>[0] | "loading";
 
 export interface LoadCoreMLEngineOptions {
   readonly modelPath: string;
-  readonly computeUnits: ComputeUnitsSetting;
+  readonly computeUnits: ComputeUnitsChoice;
   /** Defaults to ~/Library/Caches/stateful-chat/coreml (or $STATEFUL_CHAT_CACHE/coreml). */
   readonly cacheRoot?: string;
   /** Stages of a load, for a progress notification (compiling a big model takes minutes). */

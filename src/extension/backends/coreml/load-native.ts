@@ -3,18 +3,18 @@
 // Engine; any other model is loaded first with cpuAndGPU, which runs every shape, its
 // description read, and reloaded for the Neural Engine only when its shapes are fixed.
 // No prediction runs here: nothing in the extension host risks a Neural Engine crash.
+import type { ComputeUnitsChoice } from "../../core/engine-options";
 import type { CoreMLAddon, NativeModel } from "./addon";
 import {
   chooseComputeUnits,
   resolveComputeUnits,
   SHAPE_READING_UNITS,
-  type ComputeUnitsChoice,
-  type ComputeUnitsSetting,
+  type ComputeUnitsDecision,
 } from "./compute-units";
 
 export interface LoadedNativeModel {
   readonly model: NativeModel;
-  readonly choice: ComputeUnitsChoice;
+  readonly choice: ComputeUnitsDecision;
   /** For EngineInfo.details, e.g. "compute units auto → cpuAndGPU (range-shaped …)". */
   readonly details: string;
 }
@@ -22,13 +22,13 @@ export interface LoadedNativeModel {
 export async function loadNativeModel(
   addon: Pick<CoreMLAddon, "loadModel">,
   compiledPath: string,
-  setting: ComputeUnitsSetting,
+  setting: ComputeUnitsChoice,
   functions?: { readonly prefill: string; readonly decode: string },
 ): Promise<LoadedNativeModel> {
   const functionOptions = functions ? { prefillFunction: functions.prefill, decodeFunction: functions.decode } : {};
-  const load = (units: ComputeUnitsChoice["units"]) => addon.loadModel(compiledPath, { computeUnits: units, ...functionOptions });
+  const load = (units: ComputeUnitsDecision["units"]) => addon.loadModel(compiledPath, { computeUnits: units, ...functionOptions });
   let model: NativeModel;
-  let choice: ComputeUnitsChoice;
+  let choice: ComputeUnitsDecision;
   if (setting !== "auto" || functions) {
     choice = resolveComputeUnits(setting, { functions });
     model = await load(choice.units);

@@ -3,11 +3,11 @@
 // #2758) cannot take the caller down: the caller gets a result or a described crash.
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import type { ComputeUnitsSetting } from "./compute-units";
+import type { ComputeUnitsChoice } from "../../core/engine-options";
 
 export interface ProbeRequest {
   readonly modelPath: string;
-  readonly computeUnits: ComputeUnitsSetting;
+  readonly computeUnits: ComputeUnitsChoice;
   readonly promptTokens: number;
   readonly decodeTokens: number;
 }
