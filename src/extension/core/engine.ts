@@ -5,7 +5,7 @@
 
 import type { ServerStatusListener } from "./server-status";
 
-/** Every backend, the one list (the `auto` choice and its validation build on it: backends/load-engine.ts). */
+/** Every backend, the one list (the `auto` choice and its validation build on it: engine-options.ts). */
 export const BACKEND_NAMES = ["llamacpp", "coreml", "remote"] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
 

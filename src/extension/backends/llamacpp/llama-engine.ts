@@ -25,7 +25,7 @@ export interface LlamaEngineOptions {
    */
   readonly threads?: number;
   readonly threadCalibrationFile?: string;
-  /** Where the layers run (gpu-choice.ts). Defaults to `off`: the settings and the CLI pass `auto`. */
+  /** Where the layers run (GpuChoice, core/engine-options.ts; decided in gpu-choice.ts). Defaults to `off`: the settings and the CLI pass `auto`. */
   readonly gpu?: GpuChoice;
   /** Layers on the GPU: `auto` (default) as many as fit with room for `reservedStates` KV caches, or a number. */
   readonly gpuLayers?: GpuLayersChoice;
