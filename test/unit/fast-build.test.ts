@@ -1,12 +1,14 @@
 // Which llama.cpp binary loads: our threadpool build only when it is complete, was built
-// with our options, and fits this CPU; the prebuilt one otherwise.
+// with our options, and fits this CPU (the native one) or carries every CPU variant (the
+// portable one); the prebuilt one otherwise. And how the model details name it.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { buildRunsOnThisCpu, CPU_SIGNATURE_FILE } from "../../src/extension/backends/llamacpp/cpu-signature";
-import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../../src/extension/backends/llamacpp/fast-build";
+import { buildOptionsOf, FAST_BUILD_CMAKE_OPTIONS, findFastBuild, llamaBuildLabel, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../src/extension/backends/llamacpp/fast-build";
+import { cpuVariantInMaps } from "../../src/extension/backends/llamacpp/cpu-variant";
 
 async function fakeBuild(root: string, name: string, options: Record<string, string>, complete = true): Promise<string> {
   const release = join(root, name, "Release");
@@ -43,5 +45,31 @@ describe("our llama.cpp build", () => {
     assert.equal(buildRunsOnThisCpu(release, here), false);
     await writeFile(join(release, CPU_SIGNATURE_FILE), "{not json");
     assert.equal(buildRunsOnThisCpu(release, here), false);
+  });
+});
+
+describe("which of our builds serves", () => {
+  it("finds the portable build by its own options, apart from the native one", async () => {
+    const root = await mkdtemp(join(tmpdir(), "local-builds-"));
+    await fakeBuild(root, "linux-x64-native", { ...FAST_BUILD_CMAKE_OPTIONS });
+    assert.equal(findFastBuild(root, PORTABLE_BUILD_CMAKE_OPTIONS), undefined);
+    await fakeBuild(root, "linux-x64-portable", { ...PORTABLE_BUILD_CMAKE_OPTIONS });
+    assert.equal(findFastBuild(root, PORTABLE_BUILD_CMAKE_OPTIONS), "linux-x64-portable");
+    assert.equal(findFastBuild(root), "linux-x64-native");
+    assert.equal(buildOptionsOf("portable").GGML_CPU_ALL_VARIANTS, "ON");
+    assert.equal(buildOptionsOf("native").GGML_BACKEND_DL, undefined);
+  });
+
+  it("labels the build and names the CPU variant ggml mapped", () => {
+    assert.equal(llamaBuildLabel("native"), "our build, native");
+    assert.equal(llamaBuildLabel("portable"), "our build, portable CPU variants");
+    assert.equal(llamaBuildLabel("prebuilt"), "node-llama-cpp prebuilt");
+    const maps = [
+      "7f00-7f10 r-xp 00000000 08:01 12 /x/localBuilds/linux-x64/Release/libggml-base.so",
+      "7f20-7f30 r-xp 00000000 08:01 13 /x/localBuilds/linux-x64/Release/libggml-cpu-icelake.so",
+    ].join("\n");
+    assert.equal(cpuVariantInMaps(maps), "icelake");
+    assert.equal(cpuVariantInMaps("7f20-7f30 r-xp 0 0 1 /x/Release/libggml-cpu.so"), undefined, "a native build has no variant");
+    assert.equal(cpuVariantInMaps("7f20-7f30 r-xp 0 0 1 /x/bins/libggml-cpu-armv8.2_1.so"), "armv8.2_1");
   });
 });

@@ -32,7 +32,9 @@ export async function runTool(command: DevelopmentCommand, args: string[]): Prom
       }
     case "build-llama":
       try {
-        const result = await ensureFastLlamaBuild(packageRoot(), (line) => process.stderr.write(`${line}\n`));
+        // --portable: every x86-64 ISA variant of ggml's CPU backend (what a VSIX ships), not -march=native.
+        const kind = args.includes("--portable") ? "portable" : "native";
+        const result = await ensureFastLlamaBuild(packageRoot(), (line) => process.stderr.write(`${line}\n`), kind);
         process.stdout.write(`${result.folder} (${result.source === "built" ? "built" : result.source === "cache" ? "restored from .cache/llama-build" : "already present"})\n`);
         return 0;
       } catch (error) {

@@ -25,8 +25,9 @@ async function main(): Promise<void> {
   await ensureBuilt(paths.repo, log);
   log("Fetching the default model (cached after the first time)…");
   await runCommand(process.execPath, [join(paths.repo, "out", "cli.js"), "fetch-model"], { cwd: paths.repo });
-  log("Building llama.cpp with a persistent threadpool for this machine (once; cached afterwards)…");
-  await runCommand(process.execPath, [join(paths.repo, "out", "cli.js"), "build-llama"], { cwd: paths.repo });
+  // The portable build (every CPU ISA variant): the one a VSIX carries, so the installed extension runs our build.
+  log("Building llama.cpp with a persistent threadpool, portable CPU variants (once; cached afterwards)…");
+  await runCommand(process.execPath, [join(paths.repo, "out", "cli.js"), "build-llama", "--portable"], { cwd: paths.repo });
   const toolchain = await ensureCodeServer(paths, log);
 
   const vsix = join(paths.repo, ".cache", "launcher", "stateful-chat.vsix");

@@ -9,7 +9,7 @@ import { cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../../extension/backends/llamacpp/cpu-signature";
-import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild } from "../../extension/backends/llamacpp/fast-build";
+import { buildOptionsOf, findFastBuild } from "../../extension/backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
 import { commandExists, runCapturing } from "../launcher/run-command";
 import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "./llama-cpp-source";
@@ -20,6 +20,19 @@ export class FastBuildUnavailableError extends Error {
     this.name = "FastBuildUnavailableError";
   }
 }
+
+/**
+ * native: -march=native for this machine (tests, benches). portable: every x86-64 ISA variant of
+ * ggml's CPU backend, loaded by ggml at run time (what a VSIX ships); cached under its own key.
+ */
+export type FastBuildKind = "native" | "portable";
+
+/**
+ * ggml's sapphirerapids variant, the only one with AMX: left out of the portable build, as AMX is
+ * from the native one (NO_AMX_FLAGS; the variant's own -mamx-* flags come after ours). ggml then
+ * loads the next variant on AMX CPUs (zen4's ISA: AVX-512 VBMI/VNNI/BF16).
+ */
+export const PORTABLE_VARIANTS_LEFT_OUT: readonly string[] = ["libggml-cpu-sapphirerapids.so"];
 
 export interface FastBuildResult {
   readonly folder: string;
@@ -62,9 +75,11 @@ interface Paths {
   readonly patches: readonly string[];
   readonly localBuilds: string;
   readonly cacheRoot: string;
+  readonly kind: FastBuildKind;
+  readonly options: Readonly<Record<string, string>>;
 }
 
-function pathsFor(root: string): Paths {
+function pathsFor(root: string, kind: FastBuildKind): Paths {
   const packageDir = join(root, "node_modules", "node-llama-cpp");
   const patchDir = join(root, "src", "tools", "llama-build", "patches");
   return {
@@ -85,6 +100,8 @@ function pathsFor(root: string): Paths {
     ],
     localBuilds: join(packageDir, "llama", "localBuilds"),
     cacheRoot: join(root, ".cache", "llama-build"),
+    kind,
+    options: buildOptionsOf(kind),
   };
 }
 
@@ -97,8 +114,8 @@ function cacheKey(paths: Paths): string {
     .update(LLAMA_CPP_SDIST.version);
   for (const patch of paths.patches) hash.update(readFileSync(patch));
   return hash
-    .update(JSON.stringify(FAST_BUILD_CMAKE_OPTIONS))
-    .update(cpus()[0]?.model ?? "")
+    .update(JSON.stringify(paths.options))
+    .update(paths.kind === "native" ? (cpus()[0]?.model ?? "") : `portable:${PORTABLE_VARIANTS_LEFT_OUT.join(",")}`)
     .update(process.versions.modules)
     .digest("hex")
     .slice(0, 16);
@@ -111,7 +128,7 @@ function cacheKey(paths: Paths): string {
  * modified, only given the finished binary.
  */
 async function prepareStaging(paths: Paths, source: string, log: (line: string) => void): Promise<string> {
-  const staging = join(paths.cacheRoot, "staging");
+  const staging = join(paths.cacheRoot, paths.kind === "native" ? "staging" : `staging-${paths.kind}`);
   await rm(staging, { recursive: true, force: true });
   const modules = join(staging, "node_modules");
   await mkdir(modules, { recursive: true });
@@ -153,15 +170,15 @@ async function saveToCache(folder: string, cached: string): Promise<void> {
 }
 
 /** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
-export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}): Promise<FastBuildResult> {
+export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}, kind: FastBuildKind = "native"): Promise<FastBuildResult> {
   if (process.platform !== "linux" || process.arch !== "x64") {
     throw new FastBuildUnavailableError(`the threadpool build is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
   }
-  const paths = pathsFor(root);
+  const paths = pathsFor(root, kind);
   if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
   const key = cacheKey(paths);
   const cacheDir = join(paths.cacheRoot, key);
-  let present = findFastBuild(paths.localBuilds);
+  let present = findFastBuild(paths.localBuilds, paths.options);
   if (present && readBuildKey(join(paths.localBuilds, present)) !== key) {
     // Built from other patches (or before builds recorded theirs): stale, replaced below.
     log(`${join(paths.localBuilds, present)} was built from other patches: replacing it`);
@@ -172,11 +189,11 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
     // Built in this node_modules, so for this machine: make sure the loader may use it,
     // and that the next npm ci finds it in the cache.
     const folder = join(paths.localBuilds, present);
-    if (!existsSync(join(folder, "Release", CPU_SIGNATURE_FILE))) writeCpuSignature(join(folder, "Release"));
-    if (!findFastBuild(cacheDir)) await saveToCache(folder, join(cacheDir, present));
+    if (kind === "native" && !existsSync(join(folder, "Release", CPU_SIGNATURE_FILE))) writeCpuSignature(join(folder, "Release"));
+    if (!findFastBuild(cacheDir, paths.options)) await saveToCache(folder, join(cacheDir, present));
     return { folder, source: "present" };
   }
-  const cachedName = findFastBuild(cacheDir);
+  const cachedName = findFastBuild(cacheDir, paths.options);
   if (cachedName) {
     await mkdir(paths.localBuilds, { recursive: true });
     await cp(join(cacheDir, cachedName), join(paths.localBuilds, cachedName), { recursive: true });
@@ -190,14 +207,15 @@ export async function ensureFastLlamaBuild(root: string, log: (line: string) => 
   });
   const staging = await prepareStaging(paths, source, log);
   const stagedBuilds = join(staging, "node_modules", "node-llama-cpp", "llama", "localBuilds");
-  log("building llama.cpp with a persistent threadpool (several minutes on 2 cores; cached afterwards)…");
+  log(`building llama.cpp (${kind}) with a persistent threadpool (${kind === "native" ? "several minutes" : "ggml-cpu once per ISA variant: a quarter of an hour or more"} on 2 cores; cached afterwards)…`);
   const env = { ...process.env };
-  for (const [key, value] of Object.entries(FAST_BUILD_CMAKE_OPTIONS)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
+  for (const [key, value] of Object.entries(paths.options)) env[`NODE_LLAMA_CPP_CMAKE_OPTION_${key}`] = value;
   const cli = join(staging, "node_modules", "node-llama-cpp", "dist", "cli", "cli.js");
   await run(process.execPath, [cli, "source", "build", "--gpu", "false", "--noUsageExample"], { cwd: staging, env, log });
-  const stagedName = findFastBuild(stagedBuilds);
+  const stagedName = findFastBuild(stagedBuilds, paths.options);
   if (!stagedName) throw new FastBuildUnavailableError(`the build finished but ${stagedBuilds} holds no usable build`);
-  writeCpuSignature(join(stagedBuilds, stagedName, "Release"));
+  if (kind === "native") writeCpuSignature(join(stagedBuilds, stagedName, "Release"));
+  else for (const name of PORTABLE_VARIANTS_LEFT_OUT) await rm(join(stagedBuilds, stagedName, "Release", name), { force: true });
   writeFileSync(join(stagedBuilds, stagedName, "Release", BUILD_KEY_FILE), key);
   await saveToCache(join(stagedBuilds, stagedName), join(cacheDir, stagedName));
   await rm(staging, { recursive: true, force: true });

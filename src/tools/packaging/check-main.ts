@@ -21,7 +21,8 @@ async function checkFile(path: string, lockedVersion: string, expectAddon: boole
   }
   const bytes = statSync(path).size;
   const report = checkVsix({ target, entries, bytes, lockedVersion, expectCoremlAddon: expectAddon && target.startsWith("darwin-") });
-  const summary = `${target}, ${(bytes / 1e6).toFixed(1)} MB, ${entries.length} files, ${report.binaries.length} native binaries`;
+  const ours = report.ourBuild.length > 0 ? `, our llama.cpp build ${report.ourBuild.join("; ")}` : ", no llama.cpp build of ours (the prebuilt serves)";
+  const summary = `${target}, ${(bytes / 1e6).toFixed(1)} MB, ${entries.length} files, ${report.binaries.length} native binaries${ours}`;
   if (report.problems.length === 0) {
     console.log(`ok   ${path} (${summary})`);
     return true;

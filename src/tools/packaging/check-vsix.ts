@@ -3,6 +3,7 @@
 // cannot pass), exactly the target's node-llama-cpp prebuilts at the locked version, the
 // extension's entry points, nothing from sources, tests or caches, and a size within budget.
 import { readBinaryKind } from "./binary-header";
+import { checkOurBuild } from "./our-build-check";
 import { TARGET_SPECS, type VsixTarget } from "./targets";
 import type { VsixEntry } from "./vsix-reader";
 
@@ -22,6 +23,8 @@ export interface CheckReport {
   readonly problems: readonly string[];
   /** Native binaries found, `name: format arch…`, for the log. */
   readonly binaries: readonly string[];
+  /** Our llama.cpp build's CPU variants, `folder: x64 sse42 …`, when the VSIX carries it. */
+  readonly ourBuild: readonly string[];
 }
 
 const PREFIX = "extension/";
@@ -68,9 +71,11 @@ export function checkVsix(input: CheckInput): CheckReport {
     }
   }
   if (binaries.length === 0) problems.push("no native binary at all");
+  const ours = checkOurBuild(input.target, files);
+  problems.push(...ours.problems);
   const megabytes = input.bytes / 1e6;
   if (megabytes > spec.budgetMegabytes) problems.push(`${megabytes.toFixed(1)} MB, over ${input.target}'s budget of ${spec.budgetMegabytes} MB`);
-  return { problems, binaries };
+  return { problems, binaries, ourBuild: ours.builds.map((b) => `${b.folder}: ${b.variants.join(" ") || "no CPU variants"}`) };
 }
 
 function versionOf(entry: VsixEntry | undefined): string | undefined {

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runCommand } from "../launcher/run-command";
+import { findFastBuild, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../extension/backends/llamacpp/fast-build";
 import { packagingCache, resolvePrebuilt, type PrebuiltSource } from "./prebuilts";
 import { stageTarget } from "./stage";
 import { packagesForTarget, platformSpecificPackages } from "./lockfile";
@@ -38,8 +39,12 @@ export async function packageTarget(repo: string, target: VsixTarget, out: strin
   const localAddon = join(repo, "native", "build", "Release");
   const coremlAddon = options.coremlAddon ?? (isHost && existsSync(localAddon) ? localAddon : undefined);
   const stage = join(packagingCache(repo), "stage", target);
-  stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuilds: isHost });
-  log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""})…`);
+  // Our llama.cpp build, portable only (built here by `build-llama --portable`, so for this
+  // machine's target); the native one fails on CPUs without this machine's flags.
+  const localBuild = isHost ? findFastBuild(join(repo, "node_modules", "node-llama-cpp", "llama", "localBuilds"), PORTABLE_BUILD_CMAKE_OPTIONS) : undefined;
+  if (isHost && !localBuild) log(`no portable llama.cpp build of ours (node out/cli.js build-llama --portable): ${target}'s VSIX serves node-llama-cpp's prebuilt`);
+  stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuild });
+  log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""}${localBuild ? `, our portable llama.cpp build ${localBuild}` : ""})…`);
   mkdirSync(dirname(out), { recursive: true });
   // package.json's vscode:prepublish refuses to run without this: vsce started anywhere but in a
   // stage (the repository) would pack every platform's binaries from node_modules.

@@ -19,8 +19,9 @@ export interface StageOptions {
   readonly platformSpecific: readonly string[];
   /** Folder of the Core ML addon's `.node` files built for this target, or undefined to ship none. */
   readonly coremlAddon: string | undefined;
-  /** Ship node-llama-cpp's llama/localBuilds (our llama.cpp build): only built for the packaging machine. */
-  readonly localBuilds: boolean;
+  /** The folder of node-llama-cpp's llama/localBuilds to ship (our portable llama.cpp build), or undefined
+   * for none; every other folder there (the native build of the packaging machine) stays out. */
+  readonly localBuild: string | undefined;
 }
 
 /** Top-level entries never shipped (.vscodeignore drops them too): not linked, so staging stays quick. */
@@ -39,7 +40,7 @@ export function stageTarget(options: StageOptions): void {
   for (const dir of productionDependencies(repo)) {
     const rel = relative(join(repo, "node_modules"), dir).split(sep).join("/");
     if (skipped.has(rel)) continue;
-    linkTree(dir, join(stage, "node_modules", rel), (inner) => inner === "node_modules" || unshippedInside(rel, inner, options.localBuilds));
+    linkTree(dir, join(stage, "node_modules", rel), (inner) => inner === "node_modules" || unshippedInside(rel, inner, options.localBuild));
   }
   for (const prebuilt of options.prebuilts) {
     linkTree(prebuilt.dir, join(stage, "node_modules", ...prebuilt.name.split("/")), (rel) => rel.startsWith(".unpacked"));
@@ -47,11 +48,12 @@ export function stageTarget(options: StageOptions): void {
 }
 
 /** Big folders of node-llama-cpp that .vscodeignore drops anyway (the llama.cpp sources) or that
- * belong to the packaging machine (its own llama.cpp build). */
-function unshippedInside(dependency: string, inner: string, localBuilds: boolean): boolean {
+ * belong to the packaging machine (its native llama.cpp build): every local build but `localBuild`. */
+export function unshippedInside(dependency: string, inner: string, localBuild: string | undefined): boolean {
   if (dependency !== "node-llama-cpp") return false;
   if (inner === "llama/gitRelease.bundle" || inner === "llama/llama.cpp") return true;
-  return inner === "llama/localBuilds" && !localBuilds;
+  if (inner === "llama/localBuilds") return localBuild === undefined;
+  return inner.startsWith("llama/localBuilds/") && inner.split("/")[2] !== localBuild;
 }
 
 /** The folders of the production dependency closure, as vsce finds them (`npm list --production`). */

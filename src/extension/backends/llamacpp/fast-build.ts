@@ -38,14 +38,41 @@ export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
   STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.batch-threads.fa-grouped",
 };
 
+/**
+ * The portable variant of our build, the one a VSIX ships: the same patches and options, but
+ * ggml's CPU backend as one shared library per x86-64 ISA level (libggml-cpu-x64, -sse42, …,
+ * -zen4), the best one this CPU supports picked by ggml at load (GGML_BACKEND_DL with
+ * GGML_CPU_ALL_VARIANTS), as node-llama-cpp's prebuilt is built. No CPU signature applies.
+ */
+export const PORTABLE_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
+  ...FAST_BUILD_CMAKE_OPTIONS,
+  GGML_NATIVE: "OFF",
+  GGML_BACKEND_DL: "ON",
+  GGML_CPU_ALL_VARIANTS: "ON",
+};
+
+/** Which llama.cpp binary serves: ours for this CPU, ours in every ISA variant, or node-llama-cpp's. */
+export type LlamaBuildKind = "native" | "portable" | "prebuilt";
+
+export function buildOptionsOf(kind: "native" | "portable"): Readonly<Record<string, string>> {
+  return kind === "portable" ? PORTABLE_BUILD_CMAKE_OPTIONS : FAST_BUILD_CMAKE_OPTIONS;
+}
+
+/** What the model details say about the binary serving. */
+export function llamaBuildLabel(kind: LlamaBuildKind): string {
+  if (kind === "native") return "our build, native";
+  if (kind === "portable") return "our build, portable CPU variants";
+  return "node-llama-cpp prebuilt";
+}
+
 function isCompleteBuild(folder: string): boolean {
   return existsSync(join(folder, "buildDone.status")) && existsSync(join(folder, "Release", "llama-addon.node"));
 }
 
-/** The name of the folder under `localBuilds` that holds a complete build with our options. */
-export function findFastBuild(localBuilds: string): string | undefined {
+/** The name of the folder under `localBuilds` that holds a complete build with these options (by default the native build's). */
+export function findFastBuild(localBuilds: string, options: Readonly<Record<string, string>> = FAST_BUILD_CMAKE_OPTIONS): string | undefined {
   if (!existsSync(localBuilds)) return undefined;
-  const wanted = Object.entries(FAST_BUILD_CMAKE_OPTIONS);
+  const wanted = Object.entries(options);
   for (const name of readdirSync(localBuilds)) {
     const folder = join(localBuilds, name);
     if (!isCompleteBuild(folder)) continue;
@@ -53,8 +80,8 @@ export function findFastBuild(localBuilds: string): string | undefined {
       const metadata = JSON.parse(readFileSync(join(folder, "Release", "_nlcBuildMetadata.json"), "utf8")) as {
         buildOptions?: { gpu?: unknown; customCmakeOptions?: Record<string, string> };
       };
-      const options = metadata.buildOptions?.customCmakeOptions ?? {};
-      if (metadata.buildOptions?.gpu === false && Object.keys(options).length === wanted.length && wanted.every(([k, v]) => options[k] === v)) {
+      const built = metadata.buildOptions?.customCmakeOptions ?? {};
+      if (metadata.buildOptions?.gpu === false && Object.keys(built).length === wanted.length && wanted.every(([k, v]) => built[k] === v)) {
         return name;
       }
     } catch {
@@ -80,14 +107,18 @@ function localBuildsDir(from: string = __dirname): string | undefined {
 }
 
 /**
- * The cmake options to ask node-llama-cpp for: ours when our build is here and fits this CPU.
- * STATEFUL_CHAT_LLAMA_BUILD=prebuilt loads node-llama-cpp's prebuilt binary instead (what
- * macOS, Windows and machines without a compiler run), so the bench can measure that path.
+ * Which of our builds to load: the native one when it is here and fits this CPU (a dev checkout),
+ * else the portable one when it is here (a VSIX; ggml picks the CPU variant at load), else none
+ * (node-llama-cpp's prebuilt). STATEFUL_CHAT_LLAMA_BUILD=prebuilt loads the prebuilt (what macOS,
+ * Windows and machines without a compiler run), =portable the portable build, so the bench and
+ * the packaging check can measure either path.
  */
-export function cmakeOptionsToLoad(): Record<string, string> | undefined {
-  if (process.env.STATEFUL_CHAT_LLAMA_BUILD === "prebuilt") return undefined;
+export function fastBuildToLoad(): "native" | "portable" | undefined {
+  const asked = process.env.STATEFUL_CHAT_LLAMA_BUILD;
+  if (asked === "prebuilt") return undefined;
   const builds = localBuildsDir();
-  const name = builds ? findFastBuild(builds) : undefined;
-  if (!builds || !name || !buildRunsOnThisCpu(join(builds, name, "Release"))) return undefined;
-  return { ...FAST_BUILD_CMAKE_OPTIONS };
+  if (!builds) return undefined;
+  const native = asked === "portable" ? undefined : findFastBuild(builds);
+  if (native && buildRunsOnThisCpu(join(builds, native, "Release"))) return "native";
+  return findFastBuild(builds, PORTABLE_BUILD_CMAKE_OPTIONS) ? "portable" : undefined;
 }

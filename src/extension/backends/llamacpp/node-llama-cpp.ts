@@ -2,7 +2,8 @@
 // with a real dynamic import (TypeScript would otherwise turn import() into require()).
 
 import type * as NodeLlamaCpp from "node-llama-cpp" with { "resolution-mode": "import" };
-import { cmakeOptionsToLoad } from "./fast-build";
+import { buildOptionsOf, fastBuildToLoad, llamaBuildLabel, type LlamaBuildKind } from "./fast-build";
+import { loadedCpuVariant } from "./cpu-variant";
 import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 import { gpuApiName, type GpuType } from "./gpu-choice";
 import { BackendUnavailableError } from "../../core/errors";
@@ -43,6 +44,8 @@ interface Runtime {
 }
 
 let runtime: Runtime | undefined;
+/** Which of our builds the CPU runtime asked node-llama-cpp for (none: its prebuilt). */
+let askedBuild: "native" | "portable" | undefined;
 
 /** The binary this process has loaded (or is loading), if any: a process holds one for good. */
 export function loadedRuntimeBinary(): RuntimeBinary | undefined {
@@ -66,10 +69,11 @@ export function getLlamaRuntime(binary: RuntimeBinary = runtime?.binary ?? "cpu"
   if (runtime) return runtime.loading;
   const loading = (async () => {
     const module = await importNodeLlamaCpp();
+    askedBuild = binary === "cpu" ? fastBuildToLoad() : undefined;
     const llama = await module.getLlama({
       gpu: binary === "cpu" ? false : binary,
       build: "never",
-      cmakeOptions: binary === "cpu" ? cmakeOptionsToLoad() : undefined,
+      cmakeOptions: askedBuild ? { ...buildOptionsOf(askedBuild) } : undefined,
       logLevel: module.LlamaLogLevel.error,
       logger: (level, message) => {
         if (level !== module.LlamaLogLevel.error && level !== module.LlamaLogLevel.fatal) return;
@@ -97,9 +101,9 @@ function describeBinary(binary: RuntimeBinary): string {
 
 /** How the loaded binary was made, for the engine's details and the bench report. */
 export function describeLlamaBuild(llama: Llama): string {
-  return llama.buildType === "localBuild"
-    ? `local build of llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool, grouped flash attention`
-    : llama.gpu === false
-      ? "prebuilt binary"
-      : `prebuilt ${gpuApiName(llama.gpu)} binary`;
+  if (llama.gpu !== false) return `prebuilt ${gpuApiName(llama.gpu)} binary`;
+  const kind: LlamaBuildKind = llama.buildType === "localBuild" ? (askedBuild ?? "native") : "prebuilt";
+  const variant = loadedCpuVariant();
+  const label = `${llamaBuildLabel(kind)}${variant ? ` (CPU variant ${variant})` : ""}`;
+  return kind === "prebuilt" ? label : `${label}: llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool, grouped flash attention`;
 }
