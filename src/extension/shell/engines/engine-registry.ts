@@ -4,10 +4,12 @@
 // that process, never the extension host. A load nobody waits for any more is stopped.
 
 import * as vscode from "vscode";
-import { loadEngine, type LoadedEngine } from "../../backends/load-engine";
-import { abortable } from "../../core/abort";
+import { basename } from "node:path";
+import type { LoadedEngine } from "../../backends/load-engine";
+import type { EngineRequest } from "../../core/engine-options";
 import { describeExit } from "../../engine-host/engine-process";
 import { ProxyEngine } from "../../engine-host/proxy-engine";
+import { startEngine, startingDescription } from "../../engine-host/start-engine";
 import type { ServerSecrets } from "../settings/server-secrets";
 import { SharedLoads } from "./shared-loads";
 import type { ChatSettings } from "../settings/settings";
@@ -54,63 +56,43 @@ export class EngineRegistry implements vscode.Disposable {
   }
 
   private async load(modelPath: string, settings: ChatSettings, fallbackModelPath: string | undefined, abandoned: AbortSignal): Promise<LoadedEngine> {
-    const name = modelPath.split(/[\\/]/).pop() ?? modelPath;
+    const request: EngineRequest = {
+      modelPath,
+      backend: settings.backend,
+      contextSize: settings.contextSize,
+      threads: settings.threads,
+      threadCalibrationFile: this.threadCalibrationFile,
+      computeUnits: settings.computeUnits,
+      fallbackModelPath,
+      speculative: settings.speculative,
+      draftModelPath: settings.draftModelPath || undefined,
+      gpu: settings.gpu,
+      gpuLayers: settings.gpuLayers,
+      server: { url: settings.server.url, kind: settings.server.kind },
+    };
+    const name = basename(modelPath);
     try {
       const loaded = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: settings.backend === "remote" ? `Stateful Chat: connecting to ${settings.server.url}…` : `Stateful Chat: loading ${name}…`,
+          title: `Stateful Chat: ${startingDescription(request)}…`,
           // Cancel stops the load (the engine process is stopped, the server's requests
           // aborted); every chat waiting for it is told, and its next message (or Retry) loads again.
           cancellable: true,
         },
-        async (_progress, token): Promise<LoadedEngine> => {
+        (_progress, token): Promise<LoadedEngine> => {
           const cancel = new AbortController();
           token.onCancellationRequested(() => cancel.abort());
-          // Cancel, or every chat that waited for this load gone (each one's Stop or close).
-          const signal = AbortSignal.any([cancel.signal, abandoned]);
-          if (settings.backend === "remote") {
-            // HTTP to a server, no native code: in this process, so each chat's waits (a busy
-            // server) reach its panel and the key is read from SecretStorage per request.
-            const connecting = loadEngine(
-              { modelPath, backend: "remote", contextSize: settings.contextSize, server: { url: settings.server.url, kind: settings.server.kind } },
-              { serverApiKey: this.serverSecrets?.reader(settings.server.url), signal },
-            );
-            // Connecting ends on the signal itself (its requests and waits); one whose last
-            // answer came just as it was cancelled is closed again.
-            const closeLate = () => void connecting.then((loaded) => loaded.engine.dispose(), () => undefined);
-            signal.addEventListener("abort", closeLate, { once: true });
-            // Once connected and handed on, a late Cancel must not close an engine chats now hold.
-            try {
-              return await abortable(connecting, signal);
-            } finally {
-              signal.removeEventListener("abort", closeLate);
-            }
-          }
-          const engine = await ProxyEngine.start(
-            {
-              modelPath,
-              backend: settings.backend,
-              contextSize: settings.contextSize,
-              threads: settings.threads,
-              threadCalibrationFile: this.threadCalibrationFile,
-              computeUnits: settings.computeUnits,
-              fallbackModelPath,
-              speculative: settings.speculative,
-              draftModelPath: settings.draftModelPath || undefined,
-              gpu: settings.gpu,
-              gpuLayers: settings.gpuLayers,
-            },
-            {
-              onCrash: (exit, restarting) =>
-                this.log.error(
-                  `The engine process of ${name} ${describeExit(exit)}${restarting ? "; it restarts on the next turn" : "; crash loop, not restarting"}` +
-                    (exit.stderrTail ? `\n${exit.stderrTail}` : ""),
-                ),
-            },
-            signal,
-          );
-          return { engine, notice: engine.notice };
+          return startEngine(request, {
+            // Cancel, or every chat that waited for this load gone (each one's Stop or close).
+            signal: AbortSignal.any([cancel.signal, abandoned]),
+            serverApiKey: this.serverSecrets?.reader(settings.server.url),
+            onCrash: (exit, restarting) =>
+              this.log.error(
+                `The engine process of ${name} ${describeExit(exit)}${restarting ? "; it restarts on the next turn" : "; crash loop, not restarting"}` +
+                  (exit.stderrTail ? `\n${exit.stderrTail}` : ""),
+              ),
+          });
         },
       );
       const pid = loaded.engine instanceof ProxyEngine ? loaded.engine.pid : undefined;
