@@ -113,7 +113,8 @@ node --import tsx test/e2e/support/package-shared-vsix.ts .cache/e2e/stateful-ch
 # their headers, the expected prebuilts, entry points, no source or test file, size budgets.
 await_job "$VSIX_PREBUILTS" "fetching darwin-arm64's prebuilts" .cache/vsix-prebuilts.log
 node --import tsx src/tools/packaging/main.ts --no-build --target darwin-arm64 --out .cache/vsix > .cache/vsix-darwin-arm64.log 2>&1 || { cat .cache/vsix-darwin-arm64.log; exit 1; }
-npm run check:vsix -- .cache/e2e/stateful-chat.vsix .cache/vsix/stateful-chat-darwin-arm64.vsix
+npm run check:vsix -- --for-this-machine .cache/e2e/stateful-chat.vsix
+npm run check:vsix -- .cache/vsix/stateful-chat-darwin-arm64.vsix
 STATEFUL_CHAT_E2E_VSIX="$PWD/.cache/e2e/stateful-chat.vsix" npm run test:e2e
 
 # The GPU suite (llvmpipe computes on the CPU, several minutes) runs beside the lighter

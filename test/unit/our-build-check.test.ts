@@ -44,6 +44,12 @@ test("a native build (one libggml-cpu.so, no variants) is refused", () => {
   assert.match(report.problems[0]!, /native build/);
 });
 
+test("a native build is allowed only in a VSIX for this machine (npm start, the e2e suite)", () => {
+  const report = checkOurBuild("linux-x64", files("linux-x64-native", ["libggml-cpu.so"]), true);
+  assert.deepEqual(report.problems, []);
+  assert.deepEqual(report.builds, [{ folder: "linux-x64-native", variants: [] }]);
+});
+
 test("the set must cover the baseline x64 variant", () => {
   const report = checkOurBuild("linux-x64", files("p", PORTABLE.filter((n) => n !== "libggml-cpu-x64.so")));
   assert.equal(report.problems.length, 1);

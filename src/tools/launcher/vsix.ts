@@ -26,7 +26,8 @@ export async function packageVsix(repo: string, out: string, log: (line: string)
   mkdirSync(dirname(out), { recursive: true });
   log("Bundling (production)…");
   await runCommand(process.execPath, ["esbuild.mjs", "--production"], { cwd: repo });
-  const packaged = await packageTarget(repo, hostTarget(), out, log);
+  // Installed here only: it may carry the native build of ours when there is no portable one.
+  const packaged = await packageTarget(repo, hostTarget(), out, log, { forThisMachine: true });
   return { path: packaged.path, bytes: packaged.bytes };
 }
 

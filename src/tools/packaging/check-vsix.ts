@@ -15,6 +15,8 @@ export interface CheckInput {
   readonly lockedVersion: string;
   /** The release workflow's darwin VSIXs must carry the Core ML addon built on its Mac. */
   readonly expectCoremlAddon?: boolean;
+  /** Installed only on the machine that built it: our native llama.cpp build may be in it. */
+  readonly forThisMachine?: boolean;
 }
 
 export const COREML_ADDON = "native/build/Release/stateful_chat_coreml.node";
@@ -71,7 +73,7 @@ export function checkVsix(input: CheckInput): CheckReport {
     }
   }
   if (binaries.length === 0) problems.push("no native binary at all");
-  const ours = checkOurBuild(input.target, files);
+  const ours = checkOurBuild(input.target, files, input.forThisMachine);
   problems.push(...ours.problems);
   const megabytes = input.bytes / 1e6;
   if (megabytes > spec.budgetMegabytes) problems.push(`${megabytes.toFixed(1)} MB, over ${input.target}'s budget of ${spec.budgetMegabytes} MB`);

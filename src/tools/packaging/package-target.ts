@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runCommand } from "../launcher/run-command";
-import { findFastBuild, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../extension/backends/llamacpp/fast-build";
+import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../extension/backends/llamacpp/fast-build";
 import { packagingCache, resolvePrebuilt, type PrebuiltSource } from "./prebuilts";
 import { stageTarget } from "./stage";
 import { packagesForTarget, platformSpecificPackages } from "./lockfile";
@@ -20,6 +20,9 @@ export interface PackageOptions {
   /** Folder holding the Core ML addon (`*.node`) built for this target; by default the repository's
    * native/build/Release when the target is this machine's, else none. */
   readonly coremlAddon?: string;
+  /** The VSIX is installed on this machine only (`npm start`, the e2e suite): when there is no
+   * portable build of ours, it may carry the native one, built for exactly this CPU. */
+  readonly forThisMachine?: boolean;
 }
 
 /** vsce's flags: dependencies in, and the README's relative links kept as written (they point at
@@ -39,12 +42,16 @@ export async function packageTarget(repo: string, target: VsixTarget, out: strin
   const localAddon = join(repo, "native", "build", "Release");
   const coremlAddon = options.coremlAddon ?? (isHost && existsSync(localAddon) ? localAddon : undefined);
   const stage = join(packagingCache(repo), "stage", target);
-  // Our llama.cpp build, portable only (built here by `build-llama --portable`, so for this
-  // machine's target); the native one fails on CPUs without this machine's flags.
-  const localBuild = isHost ? findFastBuild(join(repo, "node_modules", "node-llama-cpp", "llama", "localBuilds"), PORTABLE_BUILD_CMAKE_OPTIONS) : undefined;
+  // Our llama.cpp build, portable (built here by `build-llama --portable`, so for this machine's
+  // target); the native one fails on CPUs without this machine's flags, so it goes only into a
+  // VSIX that is installed on this machine.
+  const localBuilds = join(repo, "node_modules", "node-llama-cpp", "llama", "localBuilds");
+  const portable = isHost ? findFastBuild(localBuilds, PORTABLE_BUILD_CMAKE_OPTIONS) : undefined;
+  const native = isHost && !portable && options.forThisMachine ? findFastBuild(localBuilds, FAST_BUILD_CMAKE_OPTIONS) : undefined;
+  const localBuild = portable ?? native;
   if (isHost && !localBuild) log(`no portable llama.cpp build of ours (node out/cli.js build-llama --portable): ${target}'s VSIX serves node-llama-cpp's prebuilt`);
   stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuild });
-  log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""}${localBuild ? `, our portable llama.cpp build ${localBuild}` : ""})…`);
+  log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""}${localBuild ? `, our ${portable ? "portable" : "native (this machine only)"} llama.cpp build ${localBuild}` : ""})…`);
   mkdirSync(dirname(out), { recursive: true });
   // package.json's vscode:prepublish refuses to run without this: vsce started anywhere but in a
   // stage (the repository) would pack every platform's binaries from node_modules.
