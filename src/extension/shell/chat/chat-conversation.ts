@@ -1,5 +1,5 @@
 // A chat panel's session lifecycle: the engine lease, the Conversation opened on it (restored
-// from the panel's KV snapshot or its transcript), and closing both (session-slot.ts: a panel
+// from the panel's KV snapshot or its transcript), and closing both (chats/lease-slot.ts: a panel
 // closed while its session opens gives both back).
 
 import type * as vscode from "vscode";

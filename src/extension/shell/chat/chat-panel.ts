@@ -1,29 +1,26 @@
 // One chat panel = one webview + one Conversation (its own KV state and queue) on a shared
 // engine. The webview is an editor tab or the side bar view (chat-surface.ts): the chat is the
-// same in both. The panel ties three parts together: the session's lifecycle (panel-session.ts),
-// the transcript the user sees (panel-transcript.ts) and the webview's messages
-// (panel-dispatch.ts); it runs a turn from one to the other and maps core errors to banners.
+// same in both. The panel ties three parts together: the conversation's lifecycle (chat-conversation.ts),
+// the transcript the user sees (chats/chat-transcript.ts) and the webview's messages
+// (panel-dispatch.ts); it runs a turn from one to the other. What it tells the user besides the
+// conversation (banners, load state, failed turns) is panel-notices.ts.
 
 import { randomUUID } from "node:crypto";
 import * as vscode from "vscode";
-import { describeServerStatus, type ServerStatus } from "../../core/server-status";
 import { PanelContext } from "./panel-context";
 import { sharedWorkspaceFiles } from "../context/workspace-files";
-import { CancelledError, toStatefulChatError } from "../../core/errors";
-import type { OverflowEvent, TurnStats } from "../../core/stats";
+import type { TurnStats } from "../../core/stats";
 import type { CacheCheck } from "../../core/cache-check";
 import type { EnginePlacement } from "../../core/engine";
 import {
   MAX_MESSAGE_CHARS,
   parseWebviewMessage,
-  type BannerAction,
   type HostToWebview,
   type ModelView,
   type TranscriptEntry,
 } from "../../../webview/protocol/messages";
 import { Disposable } from "./disposable";
-import { bannerActionsFor, marksMessageNotSent } from "../../chats/error-actions";
-import { cancelledLoadNotice, crashNotice, lastFailedMessage, safePreview } from "./panel-helpers";
+import { lastFailedMessage, safePreview } from "./panel-helpers";
 import type { EngineRegistry } from "../engines/engine-registry";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { readSettings } from "../settings/settings";
@@ -37,9 +34,9 @@ import { TokenCoalescer } from "../../chats/token-coalescer";
 import type { ApplyPort } from "../apply/apply-chat";
 import { PanelTranscript, type MutableEntry } from "../../chats/chat-transcript";
 import { ChatConversation } from "./chat-conversation";
+import { PanelNotices } from "./panel-notices";
 import { dispatchWebviewMessage } from "./panel-dispatch";
 import { editorSurface, MovableSurface, type ChatSurface } from "./chat-surface";
-import { inVsCodeTerms } from "./vscode-wording";
 import { lastUnsentMessage } from "../../chats/retry-target";
 import { modelLabelOf } from "../models/model-labels";
 
@@ -66,8 +63,6 @@ export interface ChatStatus {
 
 export class ChatPanel extends Disposable {
   private outstanding = 0;
-  /** The last model load failed (or was cancelled); cleared when Retry loads again. */
-  private loadFailed = false;
   /** Where the chat is shown now (an editor tab or the side bar view); it may move. */
   readonly surface: MovableSurface;
   private messages: { dispose(): void } | undefined;
@@ -78,8 +73,7 @@ export class ChatPanel extends Disposable {
   private readonly tokens = new TokenCoalescer((id, text) => {
     if (!this.isDisposed) void this.surface.webview.postMessage({ type: "tokens", id, text } satisfies HostToWebview).then(undefined, () => undefined);
   });
-  /** The last banner shown (the testing API reads it; users see it in the webview). */
-  lastBanner: { level: string; message: string; actions: readonly BannerAction[] } | undefined;
+  private readonly notices: PanelNotices;
   /** Malformed webview messages ignored so far. */
   ignoredMessages = 0;
   /** What Apply (shell/apply) needs of this chat: its replies, its model, its context, its webview. */
@@ -103,6 +97,7 @@ export class ChatPanel extends Disposable {
       logError: (message) => deps.log.error(message),
       composer: () => this.context.choices.lasting(),
     });
+    this.notices = new PanelNotices({ post: (message) => this.post(message), history: this.history, changed: () => deps.onDidChangeState() });
     this.lifecycle = new ChatConversation({
       panelId: id,
       context: deps.context,
@@ -111,34 +106,13 @@ export class ChatPanel extends Disposable {
       isDisposed: () => this.isDisposed,
       conversation: () => conversationOf(this.history.entries),
       restoredContext: (items) => this.context.restore(items),
-      onLoading: () => {
-        this.loadFailed = false;
-        this.post({ type: "model", state: "loading" });
-        deps.onDidChangeState();
-      },
+      onLoading: () => this.notices.modelLoading(),
       onReady: (model, notice) => {
-        this.post({ type: "model", state: "ready", model });
+        this.notices.modelReady(model, notice);
         this.context.scheduleRefresh();
-        if (notice) this.banner("warning", notice);
-        deps.onDidChangeState();
       },
-      onFailed: (error) => {
-        this.loadFailed = true;
-        if (error.code === "cancelled") {
-          // The user cancelled the load (its notification, or Stop): nothing is wrong, the next message loads again.
-          const notice = cancelledLoadNotice(error);
-          this.post({ type: "model", state: "error", message: notice.status });
-          this.banner("info", notice.banner, [
-            { label: "Retry", command: "statefulChat.retry" },
-            { label: "Select Model…", command: "statefulChat.selectModel" },
-          ]);
-        } else {
-          this.post({ type: "model", state: "error", message: inVsCodeTerms(error.message) });
-          this.banner("error", error.message, bannerActionsFor(error));
-        }
-        deps.onDidChangeState();
-      },
-      onServerStatus: (status) => this.noteServerStatus(status),
+      onFailed: (error) => this.notices.modelFailed(error),
+      onServerStatus: (status) => this.notices.serverStatus(status),
       modelLabel: (path) => modelLabelOf(deps.context.globalState, path),
     });
     this.context = this.own(new PanelContext({
@@ -199,6 +173,11 @@ export class ChatPanel extends Disposable {
     return chat;
   }
 
+  /** The last banner shown (the testing API reads it; users see it in the webview). */
+  get lastBanner(): PanelNotices["lastBanner"] {
+    return this.notices.lastBanner;
+  }
+
   get active(): boolean {
     return this.surface.active;
   }
@@ -232,7 +211,7 @@ export class ChatPanel extends Disposable {
     const session = this.lifecycle.session;
     const info = session?.engine.info;
     return {
-      state: this.lifecycle.loading ? "loading" : this.busy ? "generating" : session ? "ready" : this.loadFailed ? "failed" : "idle",
+      state: this.lifecycle.loading ? "loading" : this.busy ? "generating" : session ? "ready" : this.notices.loadFailed ? "failed" : "idle",
       model: info ? { name: modelLabelOf(this.deps.context.globalState, info.modelPath) ?? info.modelName, backend: info.backend, placement: info.placement } : undefined,
       position: session?.position ?? 0,
       capacity: session?.capacity ?? 0,
@@ -279,7 +258,7 @@ export class ChatPanel extends Disposable {
    */
   async send(text: string, context?: readonly string[]): Promise<TurnStats | undefined> {
     if (text.length > MAX_MESSAGE_CHARS) {
-      this.banner("error", `The message is ${text.length.toLocaleString()} characters; the limit is ${MAX_MESSAGE_CHARS.toLocaleString()}.`);
+      this.notices.banner("error", `The message is ${text.length.toLocaleString()} characters; the limit is ${MAX_MESSAGE_CHARS.toLocaleString()}.`);
       return undefined;
     }
     const user = this.history.add({ role: "user", text, status: "complete" });
@@ -300,7 +279,7 @@ export class ChatPanel extends Disposable {
           reply.text += chunk;
           if (this.surface.visible) this.tokens.queue(reply.id, chunk);
         },
-        onOverflow: (event) => this.noteOverflow(event),
+        onOverflow: (event) => this.notices.overflow(event),
       });
       this.lastStats = stats;
       input.commit();
@@ -308,7 +287,7 @@ export class ChatPanel extends Disposable {
       if (reply) this.history.finish(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {
-      this.failTurn(user, error);
+      this.notices.turnFailed(user, error);
       return undefined;
     } finally {
       this.setBusy(-1);
@@ -338,7 +317,7 @@ export class ChatPanel extends Disposable {
       return this.send(unsent.text);
     }
     if (!this.lifecycle.session) {
-      this.loadFailed = false;
+      this.notices.loadFailed = false;
       await this.lifecycle.ensure().catch(() => undefined);
     }
     return undefined;
@@ -395,47 +374,6 @@ export class ChatPanel extends Disposable {
   private sendInit(): void {
     this.post({ type: "init", transcript: this.history.entries, busy: this.busy, model: this.lifecycle.model, panelId: this.id });
     if (this.lifecycle.loading) this.post({ type: "model", state: "loading" });
-  }
-
-  private failTurn(user: MutableEntry, error: unknown): void {
-    const typed = toStatefulChatError(error);
-    const streaming = this.history.streaming();
-    if (typed instanceof CancelledError || typed.code === "cancelled") {
-      // Stopped before the reply began: the model never read the message.
-      if (streaming && !streaming.text) this.history.remove(streaming);
-      this.history.finish(user, "not-sent");
-      return;
-    }
-    if (typed.code === "disposed") return;
-    if (streaming) {
-      if (!streaming.text) streaming.text = typed.message;
-      this.history.finish(streaming, "error");
-    }
-    const notice = crashNotice(typed);
-    if (notice) this.history.add({ role: "notice", text: notice, status: "complete" });
-    if (marksMessageNotSent(typed)) this.history.finish(user, "not-sent");
-    this.banner("error", typed.message, bannerActionsFor(typed));
-  }
-
-  /** The remote backend's waits, as an info banner (the next status or error replaces it). */
-  private noteServerStatus(status: ServerStatus): void {
-    this.banner("info", `Server: ${describeServerStatus(status)}.`);
-  }
-
-  private noteOverflow(event: OverflowEvent): void {
-    const how = event.strategy === "summarize" ? "summarized" : "truncated";
-    this.history.add({
-      role: "notice",
-      text: `Conversation ${how} to fit the context: freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter}).`,
-      status: "complete",
-    });
-  }
-
-  private banner(level: "error" | "warning" | "info", text: string, actions: readonly BannerAction[] = []): void {
-    // Core and backend messages may name CLI flags; here the user needs the setting or command.
-    const message = inVsCodeTerms(text);
-    this.lastBanner = { level, message, actions };
-    this.post({ type: "banner", level, message, actions });
   }
 
   private setBusy(delta: number): void {
