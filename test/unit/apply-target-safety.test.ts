@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { judgeTarget } from "../../src/extension/shell/apply/target-safety";
+import { judgeTarget } from "../../src/extension/core/apply/target-safety";
 
 describe("Apply target safety", () => {
   let workspace: string;

@@ -2,7 +2,7 @@
 // the Problems panel); an applied change's original keeps the file's name and language.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { virtualPath } from "../../src/extension/shell/apply/virtual-paths";
+import { virtualPath } from "../../src/extension/core/apply/virtual-paths";
 
 describe("Apply's virtual document paths", () => {
   it("a proposal and the original beside it are .txt, still naming the file", () => {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ContextChoices } from "../../src/extension/shell/context/context-choices";
+import { ContextChoices } from "../../src/extension/chats/context-choices";
 import { PanelTranscript } from "../../src/extension/chats/chat-transcript";
 import { composerChoicesOf, type SavedTranscript } from "../../src/extension/chats/saved-transcript";
 import type { TranscriptStore } from "../../src/extension/chats/transcript-store";

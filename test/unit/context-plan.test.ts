@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { ContextLedger, type ContextItem } from "../../src/extension/core/context-delta";
 import { planContext, type ContextPlanInput, type RefusedItem } from "../../src/extension/core/context-plan";
 import { limitToTokens } from "../../src/extension/core/context-window";
-import { ContextChoices } from "../../src/extension/shell/context/context-choices";
+import { ContextChoices } from "../../src/extension/chats/context-choices";
 import { forgetGitignores, readFileVerdict, refusalByPath } from "../../src/extension/shell/context/file-checks";
 
 const count = (t: string) => Math.ceil(t.length / 4);

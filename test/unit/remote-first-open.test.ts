@@ -2,7 +2,7 @@
 // closes (issue 28): the signal reaches the server's first requests (/props, the tokenizer
 // check's /tokenize), the request is closed on the server's side, and no load is left
 // running for nobody. The panel's side is wired as the shell wires it (chats/lease-slot.ts
-// over shell/engines/shared-loads.ts over loadEngine), without vscode. A scripted local llama-server;
+// over core/shared-loads.ts over loadEngine), without vscode. A scripted local llama-server;
 // the local tokenizer is SmolLM2's tokenizer.json. Waits follow events (a request arrived,
 // its connection closed), never wall time.
 
@@ -18,7 +18,7 @@ import { loadLocalTokenizer } from "../../src/extension/backends/remote/local-to
 import type { Tokenizer } from "../../src/extension/core/engine";
 import { CancelledError, DisposedError } from "../../src/extension/core/errors";
 import { LeaseSlot } from "../../src/extension/chats/lease-slot";
-import { SharedLoads, type SharedLease } from "../../src/extension/shell/engines/shared-loads";
+import { SharedLoads, type SharedLease } from "../../src/extension/core/shared-loads";
 import { smolTokenizerConfig, smolTokenizerJson } from "../native/fixtures";
 
 type Path = "/props" | "/v1/models" | "/tokenize";

@@ -1,4 +1,4 @@
-// Loads shared between chats (shell/engines/shared-loads.ts: engines, the default model's fetch): one
+// Loads shared between chats (core/shared-loads.ts: engines, the default model's fetch): one
 // caller giving up ends only its own wait; the load is aborted when the last waiter has gone;
 // a load that completes after it was abandoned, or after dispose, is freed at once; a failed
 // load is tried again by the next caller. Ordered with deferred promises, no timers.
@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CancelledError } from "../../src/extension/core/errors";
-import { SharedLoads } from "../../src/extension/shell/engines/shared-loads";
+import { SharedLoads } from "../../src/extension/core/shared-loads";
 import { deferred } from "../support/deferred";
 
 

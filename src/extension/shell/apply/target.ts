@@ -3,7 +3,7 @@
 // active-file chip it was sent with), else the user picks one. Refused, with nothing
 // changed: a path outside the workspace (also through a symbolic link), anything in `.git`, a
 // folder, a read-only, binary or not-UTF-8 file, or one over the size budget
-// (`statefulChat.apply.maxFileBytes`); `.vscode` is asked about first (target-safety.ts).
+// (`statefulChat.apply.maxFileBytes`); `.vscode` is asked about first (core/apply/target-safety.ts).
 
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
@@ -11,7 +11,7 @@ import { matchWorkspacePaths, normalizeRelative, relativeToRoots } from "../../c
 import { relativeLabel } from "../context/context-sources";
 import type { WorkspaceFileIndex } from "../context/workspace-files";
 import type { ApplyPrompts } from "./prompts";
-import { judgeTarget, type TargetVerdict } from "./target-safety";
+import { judgeTarget, type TargetVerdict } from "../../core/apply/target-safety";
 
 export interface ApplyTarget {
   readonly uri: vscode.Uri;

@@ -1,10 +1,10 @@
 // Read-only documents that exist only in memory: the original of an applied change (the left
 // side of its diff) and a fast apply's proposal while it streams. One URI scheme, a key per
-// change; the path names the file (virtual-paths.ts: a proposal is plain text, so no
+// change; the path names the file (core/apply/virtual-paths.ts: a proposal is plain text, so no
 // language server reports its errors).
 
 import * as vscode from "vscode";
-import { virtualPath, type VirtualKind } from "./virtual-paths";
+import { virtualPath, type VirtualKind } from "../../core/apply/virtual-paths";
 
 export const APPLY_SCHEME = "stateful-chat-apply";
 
@@ -14,7 +14,7 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
   readonly onDidChange = this.changed.event;
   private counter = 0;
 
-  /** A new document for `fileName` holding `text` (a proposal's are plain text: virtual-paths.ts). */
+  /** A new document for `fileName` holding `text` (a proposal's are plain text: core/apply/virtual-paths.ts). */
   create(kind: VirtualKind, fileName: string, text: string): vscode.Uri {
     const uri = vscode.Uri.from({ scheme: APPLY_SCHEME, path: virtualPath(kind, ++this.counter, fileName) });
     this.texts.set(uri.toString(), text);

@@ -9,7 +9,7 @@ import { planContext, type ContextPlanInput } from "../../core/context-plan";
 import type { Tokenizer } from "../../core/engine";
 import type { TurnInput } from "../../core/turn-runner";
 import type { ComposerChip, HostToWebview, MentionOption, WebviewToHost } from "../../../webview/protocol/messages";
-import { ContextChoices, MENTION_KEYWORDS } from "../context/context-choices";
+import { ContextChoices, MENTION_KEYWORDS } from "../../chats/context-choices";
 import { gatherContext } from "../context/gather-context";
 import { mentionOptions } from "../context/mention-options";
 import type { WorkspaceFileIndex } from "../context/workspace-files";

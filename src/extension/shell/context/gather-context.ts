@@ -15,7 +15,7 @@ import {
   relativeLabel,
   type GatheredContext,
 } from "./context-sources";
-import type { ContextChoices, Mention } from "./context-choices";
+import type { ContextChoices, Mention } from "../../chats/context-choices";
 import type { WorkspaceFileIndex } from "./workspace-files";
 
 const STRENGTH: Record<ContextOrigin, number> = { auto: 0, mention: 1, pinned: 2 };

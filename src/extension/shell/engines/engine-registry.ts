@@ -11,7 +11,7 @@ import { describeExit } from "../../engine-host/engine-process";
 import { ProxyEngine } from "../../engine-host/proxy-engine";
 import { startEngine, startingDescription } from "../../engine-host/start-engine";
 import type { ServerSecrets } from "../settings/server-secrets";
-import { SharedLoads } from "./shared-loads";
+import { SharedLoads } from "../../core/shared-loads";
 import type { ChatSettings } from "../settings/settings";
 import { engineSettingsOf } from "../chat/panel-helpers";
 
@@ -43,7 +43,7 @@ export class EngineRegistry implements vscode.Disposable {
   /**
    * The engine for `modelPath` and these settings, loaded once for every chat that asks.
    * `signal` (a panel's Stop, or the panel closed) ends this caller's wait; the load itself
-   * stops when no caller waits for it any more (shared-loads.ts).
+   * stops when no caller waits for it any more (core/shared-loads.ts).
    */
   async acquire(modelPath: string, settings: ChatSettings, fallbackModelPath?: string, signal?: AbortSignal): Promise<EngineLease> {
     const key = JSON.stringify([modelPath, ...engineSettingsOf(settings)]);

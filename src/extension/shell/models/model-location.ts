@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import { ModelNotFoundError, StatefulChatError } from "../../core/errors";
 import { DEFAULT_MODEL, ensureDefaultModel, ModelFetchError } from "../../models/default-model";
-import { SharedLoads } from "../engines/shared-loads";
+import { SharedLoads } from "../../core/shared-loads";
 import { inVsCodeTerms } from "../chat/vscode-wording";
 
 export function defaultModelCandidates(context: vscode.ExtensionContext): string[] {

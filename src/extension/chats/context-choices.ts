@@ -3,8 +3,8 @@
 // unpinned), chips they took off the next message, and whether the active file is attached
 // at all. Plain state, no VS Code: the gatherer reads it, the webview's messages change it.
 
-import type { ContextItem } from "../../core/context-delta";
-import type { ComposerChoices } from "../../chats/saved-transcript";
+import type { ContextItem } from "../core/context-delta";
+import type { ComposerChoices } from "./saved-transcript";
 
 export type MentionKeyword = "problems" | "selection" | "open" | "workspace";
 export const MENTION_KEYWORDS: readonly MentionKeyword[] = ["problems", "selection", "open", "workspace"];

@@ -6,8 +6,8 @@
 // frees it, and a load that completes after it was abandoned is freed at once. Pure (no
 // vscode), so it is unit-tested on its own.
 
-import { abortable } from "../../core/abort";
-import { CancelledError } from "../../core/errors";
+import { abortable } from "./abort";
+import { CancelledError } from "./errors";
 
 export interface SharedLease<T> {
   readonly value: T;
