@@ -28,9 +28,9 @@ describe("context files: a size cap before reading", () => {
     const dump = join(root, "dump.sql");
     writeFileSync(dump, "");
     truncateSync(dump, 3 * 1024 ** 3);
-    const started = performance.now();
+    // The reason names the size from stat; a read would have failed otherwise (3 GB is past the
+    // longest string V8 can hold), so the verdict alone shows it was not read. Not timed.
     assert.deepEqual(await readFileVerdict(dump), { ok: false, reason: "over the 1 MB limit for context files (3.0 GB)" });
-    assert.ok(performance.now() - started < 1_000);
   });
 
   it("a named pipe is refused without opening it (reading one would wait for a writer forever)", { timeout: 5_000 }, async () => {

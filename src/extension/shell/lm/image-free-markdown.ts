@@ -47,6 +47,8 @@ export class ImageFreeMarkdown {
   private bareBang = false;
   /** The line being sent has more than indentation and list or quote markers. */
   private lineHasText = false;
+  /** Characters the image look-ahead has read so far: at most MAX_IMAGE_CHARS + 1 per `![` (a test reads it). */
+  readonly lookAhead = { chars: 0 };
 
   /** The part of the text seen so far that can be sent now. */
   push(text: string): string {
@@ -136,7 +138,7 @@ export class ImageFreeMarkdown {
         this.bareBang = true;
         return { out: "!", used: 1 };
       }
-      const image = inlineImage(s);
+      const image = inlineImage(s, this.lookAhead);
       if (image === "incomplete" && !final && s.length <= MAX_IMAGE_CHARS) return undefined;
       if (typeof image === "object") {
         // Its alt text, read again in its place, could start a line's fence where the image stood
@@ -217,8 +219,9 @@ function columnsOf(line: string): number {
  * "incomplete" (wait). Only the first MAX_IMAGE_CHARS + 1 characters are looked at, so a text
  * full of `![` costs that much per `![`, not the whole text.
  */
-function inlineImage(text: string): { readonly alt: string; readonly length: number } | "none" | "incomplete" {
+function inlineImage(text: string, read: { chars: number }): { readonly alt: string; readonly length: number } | "none" | "incomplete" {
   const s = text.length > MAX_IMAGE_CHARS + 1 ? text.slice(0, MAX_IMAGE_CHARS + 1) : text;
+  read.chars += s.length;
   let depth = 0;
   let i = 1;
   for (; i < s.length; i++) {
