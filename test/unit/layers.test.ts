@@ -112,11 +112,39 @@ it("shell/ is rooms: no file flat at its top level, and at most 10 import floors
   const flat = readdirSync(shell).filter((name) => !statSync(join(shell, name)).isDirectory());
   assert.deepEqual(flat, [], "files flat in shell/ (the composition root is src/extension/features.ts)");
   assert.ok(shellFloors(importEdges()) <= 10, `shell/ has ${shellFloors(importEdges())} import floors`);
+  assert.deepEqual(shellRoomCircles(importEdges()), [], "rooms of shell/ that import each other (one must sit below the other)");
+  const up = (from: string, to: string): ImportEdge => ({ from: join(shell, from, "a.ts"), to: join(shell, to, "b.ts"), specifier: to });
+  assert.deepEqual(shellRoomCircles([up("chat", "lm"), up("lm", "settings"), up("settings", "chat")]), ["chat → lm → settings → chat"], "a planted circle of rooms is found");
   // The measure itself: a chain of 11 rooms is 11 floors; imports inside one room do not add floors.
   const chain = Array.from({ length: 11 }, (_, i) => join(shell, `room${i}`, "a.ts"));
   assert.equal(shellFloors([{ from: join(shell, "chat", "a.ts"), to: join(shell, "chat", "b.ts"), specifier: "./b" }]), 0);
   assert.equal(shellFloors(chain.slice(1).map((to, i) => ({ from: chain[i]!, to, specifier: to }))), 11);
 });
+
+/** Circles among shell/'s rooms (folders), each as "a → b → … → a"; none means every room sits above what it uses. */
+export function shellRoomCircles(edges: readonly ImportEdge[]): string[] {
+  const shell = join(SRC, "extension", "shell") + "/";
+  const room = (path: string): string => path.slice(shell.length).split("/")[0]!.replace(/\.ts$/, "");
+  const next = new Map<string, Set<string>>();
+  for (const edge of edges) {
+    if (!edge.from.startsWith(shell) || !edge.to.startsWith(shell) || room(edge.from) === room(edge.to)) continue;
+    if (!next.has(room(edge.from))) next.set(room(edge.from), new Set());
+    next.get(room(edge.from))!.add(room(edge.to));
+  }
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const walk = (at: string, path: string[]): void => {
+    if (path.includes(at)) {
+      circles.push([...path.slice(path.indexOf(at)), at].join(" → "));
+      return;
+    }
+    if (done.has(at)) return;
+    for (const to of next.get(at) ?? []) walk(to, [...path, at]);
+    done.add(at);
+  };
+  for (const start of [...next.keys()].sort()) walk(start, []);
+  return circles;
+}
 
 /**
  * Floors as one reads the house: shell/'s rooms (its folders) stacked by their imports of each

@@ -1,7 +1,7 @@
 // Shared (CLI) messages say what to do in VS Code terms inside VS Code.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { inVsCodeTerms } from "../../src/extension/shell/chat/vscode-wording";
+import { inVsCodeTerms } from "../../src/extension/shell/settings/vscode-wording";
 import { lastUnsentMessage } from "../../src/extension/chats/retry-target";
 import type { TranscriptEntry } from "../../src/webview/protocol/messages";
 

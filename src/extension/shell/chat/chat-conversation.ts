@@ -11,7 +11,7 @@ import { DisposedError, toStatefulChatError, type StatefulChatError } from "../.
 import type { ModelView } from "../../../webview/protocol/messages";
 import type { EngineLease, EngineRegistry } from "../engines/engine-registry";
 import { existingDefaultModel, resolveModelPath } from "../models/model-location";
-import { modelKeyOf } from "./panel-helpers";
+import { modelKeyOf } from "../settings/engine-settings";
 import type { PanelSnapshots } from "./panel-snapshots";
 import { modelView } from "../../chats/chat-views";
 import { readSettings, type ChatSettings } from "../settings/settings";

@@ -1,10 +1,9 @@
 // A chat panel's small pure helpers (no `vscode`: unit-tested): the message to send again on
-// Retry and the transcript notice after an engine crash; the model key and log preview.
+// Retry and the transcript notice after an engine crash; the log preview.
 
 import type { StatefulChatError } from "../../core/errors";
 import { ModelFetchCancelledError } from "../../models/default-model";
 import type { TranscriptEntry } from "../../../webview/protocol/messages";
-import type { ChatSettings } from "../settings/settings";
 
 /** The last user message, when the reply to it failed (Retry sends it again). */
 export function lastFailedMessage(entries: readonly TranscriptEntry[]): string | undefined {
@@ -18,16 +17,6 @@ export function lastFailedMessage(entries: readonly TranscriptEntry[]): string |
 /** A notice under the cut-off reply: the error code and what happens next, kept in the transcript. */
 export function crashNotice(error: StatefulChatError): string | undefined {
   return error.code === "engine_crashed" || error.code === "server_unreachable" ? `${error.code}: ${error.message}` : undefined;
-}
-
-/** The settings that decide how an engine is loaded: one list for the engine registry and the panels. */
-export function engineSettingsOf(settings: ChatSettings): readonly unknown[] {
-  return [settings.backend, settings.contextSize, settings.threads, settings.computeUnits, settings.speculative, settings.draftModelPath, settings.server.url, settings.server.kind, settings.gpu, settings.gpuLayers];
-}
-
-/** Which model settings a session was opened with (a change applies on reset). */
-export function modelKeyOf(settings: ChatSettings): string {
-  return JSON.stringify([settings.modelPath, ...engineSettingsOf(settings)]);
 }
 
 /** A bounded preview of a malformed webview message, for the log. */

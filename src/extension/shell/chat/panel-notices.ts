@@ -10,7 +10,7 @@ import type { BannerAction, HostToWebview, ModelView } from "../../../webview/pr
 import { bannerActionsFor, marksMessageNotSent } from "../../chats/error-actions";
 import type { MutableEntry, PanelTranscript } from "../../chats/chat-transcript";
 import { cancelledLoadNotice, crashNotice } from "./panel-helpers";
-import { inVsCodeTerms } from "./vscode-wording";
+import { inVsCodeTerms } from "../settings/vscode-wording";
 
 export type BannerLevel = "error" | "warning" | "info";
 

@@ -13,7 +13,7 @@ import { startEngine, startingDescription } from "../../engine-host/start-engine
 import type { ServerSecrets } from "../settings/server-secrets";
 import { SharedLoads } from "../../core/shared-loads";
 import type { ChatSettings } from "../settings/settings";
-import { engineSettingsOf } from "../chat/panel-helpers";
+import { engineSettingsOf } from "../settings/engine-settings";
 
 export interface EngineLease {
   readonly loaded: LoadedEngine;

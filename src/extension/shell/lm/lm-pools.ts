@@ -16,7 +16,7 @@ import { RequestPool, type PoolReply } from "../../core/request-pool/request-poo
 import { TOOL_CALL_MARKERS, toolCallFormatOf, type ToolCallFormat } from "../../core/tool-calls/tool-call-formats";
 import { prefixStoreKey } from "../../snapshots/prefix-key";
 import type { EngineLease, EngineRegistry } from "../engines/engine-registry";
-import { engineSettingsOf } from "../chat/panel-helpers";
+import { engineSettingsOf } from "../settings/engine-settings";
 import { IdleTracker } from "../../core/request-pool/idle-tracker";
 import { readProviderIdleMs, readProviderSessions, readProviderStablePrefixFirst, readSettings } from "../settings/settings";
 import type { CatalogModel } from "./lm-catalog";

@@ -36,8 +36,8 @@
 import { freemem, platform, totalmem } from "node:os";
 import { CONTEXT_STEP, engineCapacity, MAX_BATCH } from "../../core/engine-options";
 import type { KvGeometry } from "../../models/kv-geometry";
+import type { ProviderContextSetting } from "../settings/settings";
 
-export type ProviderContextSetting = "auto" | number;
 
 export interface MemoryFigures {
   /** Memory a new allocation can have without swapping (free plus reclaimable cache). */

@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { ModelNotFoundError, StatefulChatError } from "../../core/errors";
 import { DEFAULT_MODEL, ensureDefaultModel, ModelFetchError } from "../../models/default-model";
 import { SharedLoads } from "../../core/shared-loads";
-import { inVsCodeTerms } from "../chat/vscode-wording";
+import { inVsCodeTerms } from "../settings/vscode-wording";
 
 export function defaultModelCandidates(context: vscode.ExtensionContext): string[] {
   const candidates = [

@@ -9,7 +9,6 @@ import * as vscode from "vscode";
 import { MODEL_CATALOG, type CatalogEntry } from "../../models/catalog";
 import { discoverLocalModels, MODEL_SOURCE_LABELS, type DiscoveredModel } from "../../models/discovery/index";
 import { recommendedModel } from "../../models/recommend";
-import { CHAT_VIEW_ID } from "../chat/chat-view";
 import { rememberModelLabel } from "./model-labels";
 import { writeModelPath } from "../settings/settings";
 
@@ -72,7 +71,8 @@ async function chosenPath(picked: SetupPick, context: vscode.ExtensionContext): 
   return undefined;
 }
 
-export function registerSetupModel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+/** `openChat`: shows the chat view (the composition root passes the chat room's own focus). */
+export function registerSetupModel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, openChat: () => void): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(SETUP_MODEL_COMMAND, async (): Promise<string | undefined> => {
       const items = discovered(log).then((models) => setupItems(models, totalmem(), process.platform));
@@ -93,7 +93,7 @@ export function registerSetupModel(context: vscode.ExtensionContext, log: vscode
         await writeModelPath(chosen.path);
         const open = "Open Chat";
         void vscode.window.showInformationMessage(`Stateful Chat will use ${chosen.label ?? chosen.path}: new chats and chats not started yet.`, open).then((answer) => {
-          if (answer === open) void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+          if (answer === open) openChat();
         });
       }
       return chosen.path;

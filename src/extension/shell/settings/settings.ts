@@ -14,7 +14,6 @@ import {
 } from "../../core/engine-options";
 import { isSpeculativeMode, type SpeculativeMode } from "../../core/speculation/modes";
 import type { TurnOptions } from "../../core/turn-runner";
-import type { ProviderContextSetting } from "../lm/provider-context";
 import { checkedAutoOrCount, checkedChoice, checkedNumber, describeProblem, SETTINGS_PREFIX, type SettingProblem } from "./setting-schema";
 import { SettingReader } from "./setting-reader";
 import { describeMigrationStep, migrateRenamedSettings, type MigratableConfiguration, type MigrationScope, SETTING_RENAMES, type SettingLevel } from "./settings-migration";
@@ -146,6 +145,9 @@ export function readProviderSessions(): number {
 }
 
 /** `statefulChat.chatProvider.contextSize`: `auto`, or tokens (checkedAutoOrCount says what is corrected). */
+/** statefulChat.chatProvider.contextSize: `auto` (planned from memory, lm/provider-context.ts) or a token count. */
+export type ProviderContextSetting = "auto" | number;
+
 export function readProviderContextSize(): ProviderContextSetting {
   const c = configuration();
   const problems: SettingProblem[] = [];

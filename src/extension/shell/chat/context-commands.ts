@@ -5,11 +5,11 @@
 // user keeps open beside the code (visible, the last one used) gets it instead.
 
 import * as vscode from "vscode";
-import type { ChatPanel } from "../chat/chat-panel";
-import type { ChatViewProvider } from "../chat/chat-view";
-import type { PanelManager } from "../chat/panel-manager";
-import { relativeLabel } from "./context-sources";
-import { disposeSharedWorkspaceFiles } from "./workspace-files";
+import type { ChatPanel } from "./chat-panel";
+import type { ChatViewProvider } from "./chat-view";
+import type { PanelManager } from "./panel-manager";
+import { relativeLabel } from "../context/context-sources";
+import { disposeSharedWorkspaceFiles } from "../context/workspace-files";
 
 /** The chat to attach to, revealed (the focus stays where it is) so the user sees the chip. */
 async function targetChat(manager: PanelManager, view: ChatViewProvider): Promise<ChatPanel> {
