@@ -16,19 +16,21 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   "extension/core": [],
   "extension/models": ["extension/core"],
   "extension/snapshots": ["extension/core"],
-  "extension/backends": ["extension/core", "extension/models"],
+  // GPU binaries fetched on first use (the CUDA prebuilts a VSIX leaves out): no vscode; the models' downloader.
+  "extension/gpu-binaries": ["extension/core", "extension/models"],
+  "extension/backends": ["extension/core", "extension/models", "extension/gpu-binaries"],
   // A chat's pure logic (transcripts, the lease slot, views of its state): no vscode, so the CLI can use it.
   "extension/chats": ["extension/core", "extension/models", "extension/snapshots", "webview/protocol"],
   "extension/engine-host": ["extension/core", "extension/backends", "extension/models"],
   "extension/cli": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats"],
   // The shell reads the settings schema from package.json (one source of ranges and defaults).
-  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats", "webview/protocol", "package.json", "extension/activation"],
+  "extension/shell": ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/gpu-binaries", "extension/snapshots", "extension/chats", "webview/protocol", "package.json", "extension/activation"],
   // The thin activation (stand-ins, the lazy load of the features bundle): vscode's types only.
   "extension/activation": [],
   "extension/activate": ["extension/shell", "extension/chats", "extension/core", "extension/activation"],
   webview: ["extension/core", "webview/protocol"],
   "webview/protocol": [],
-  tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/snapshots", "extension/chats", "extension/cli", "extension/shell", "webview", "webview/protocol"],
+  tools: ["extension/core", "extension/backends", "extension/engine-host", "extension/models", "extension/gpu-binaries", "extension/snapshots", "extension/chats", "extension/cli", "extension/shell", "webview", "webview/protocol"],
 };
 
 /** The layer a path under src/ (or the repo root) belongs to. */

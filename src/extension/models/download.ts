@@ -34,6 +34,8 @@ export interface DownloadProgress {
 export interface DownloadOptions {
   /** The file's sha256, pinned by the caller. A hub that announces another one stops the download before its first byte. */
   readonly sha256?: string;
+  /** The file's sha512 in hex (an npm tarball's integrity, gpu-binaries/npm-package.ts), pinned by the caller. */
+  readonly sha512?: string;
   /** For a small non-LFS file of a hub repository: its git blob id, the only checksum the hub's tree lists for it. */
   readonly gitBlobId?: string;
   /**
@@ -55,6 +57,7 @@ async function sizeOf(path: string): Promise<number> {
 
 function pinnedDigest(options: DownloadOptions): FileDigest | undefined {
   if (options.sha256) return { kind: "sha256", hex: options.sha256.toLowerCase() };
+  if (options.sha512) return { kind: "sha512", hex: options.sha512.toLowerCase() };
   if (options.gitBlobId) return { kind: "git-blob-sha1", hex: options.gitBlobId.toLowerCase() };
   return undefined;
 }
