@@ -4,7 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { lockedPackage, packagesForTarget, platformSpecificPackages } from "../../src/tools/packaging/lockfile";
+import { fetchedOnUsePins, lockedPackage, packagesForTarget, platformSpecificPackages } from "../../src/tools/packaging/lockfile";
+import { cudaPackagesFor } from "../../src/extension/gpu-binaries/gpu-packages";
+import { isNpmPackagePin } from "../../src/extension/gpu-binaries/npm-package";
 import { TARGET_SPECS, VSIX_TARGETS } from "../../src/tools/packaging/targets";
 
 const repo = join(import.meta.dirname, "..", "..");
@@ -31,4 +33,15 @@ test("no target ships CUDA (180-360 MB) and every prebuilt named in the table is
     }
   }
   assert.ok(platformSpecificPackages(repo).includes("@node-llama-cpp/linux-x64-cuda"), "CUDA is platform-specific: never copied from node_modules");
+});
+
+test("the VSIXs that leave CUDA out carry the lock's pins for the extension to fetch it on first use", () => {
+  for (const target of VSIX_TARGETS) {
+    const [platform, arch] = target.split("-");
+    const pins = fetchedOnUsePins(repo, target);
+    assert.deepEqual(pins.map((p) => p.name), [...cudaPackagesFor(platform!, arch!)], target);
+    for (const pin of pins) assert.ok(isNpmPackagePin(pin), `${target}: ${JSON.stringify(pin)}`);
+  }
+  const [cuda] = fetchedOnUsePins(repo, "linux-x64");
+  assert.equal(cuda!.version, lockedPackage(repo, "node-llama-cpp").version, "at node-llama-cpp's own version");
 });

@@ -4,17 +4,11 @@
 // so a VSIX carries its target's and no other's.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_NPM_REGISTRY, registryTarballUrl, type NpmPackagePin } from "../../extension/gpu-binaries/npm-package";
 import { TARGET_SPECS, type VsixTarget } from "./targets";
 
-export interface LockedPackage {
-  /** npm name, e.g. `@node-llama-cpp/mac-arm64-metal`. */
-  readonly name: string;
-  readonly version: string;
-  /** Subresource-integrity string from the lock, `sha512-<base64>`. */
-  readonly integrity: string;
-  /** The registry tarball: the lock's `resolved`, or the registry's standard path when the lock omits it. */
-  readonly tarballUrl: string;
-}
+/** The product's pin (gpu-binaries/npm-package.ts): the same fields the VSIX carries for its GPU packages. */
+export type LockedPackage = NpmPackagePin;
 
 interface LockEntry {
   readonly version?: string;
@@ -26,7 +20,6 @@ interface LockEntry {
   readonly libc?: readonly string[];
 }
 
-const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 const NODE_LLAMA_CPP_SCOPE = "@node-llama-cpp/";
 
 function lockEntries(repo: string): Record<string, LockEntry> {
@@ -40,8 +33,7 @@ export function lockedPackage(repo: string, name: string, registry = registryUrl
   if (!entry?.version || !entry.integrity?.startsWith("sha512-")) {
     throw new Error(`package-lock.json has no version and sha512 integrity for ${name}`);
   }
-  const base = registry.endsWith("/") ? registry : `${registry}/`;
-  const tarballUrl = entry.resolved ?? `${base}${name}/-/${name.split("/").pop()}-${entry.version}.tgz`;
+  const tarballUrl = entry.resolved ?? registryTarballUrl(registry, name, entry.version);
   return { name, version: entry.version, integrity: entry.integrity, tarballUrl };
 }
 
@@ -67,6 +59,11 @@ export function packagesForTarget(repo: string, target: VsixTarget): string[] {
   return [...TARGET_SPECS[target].prebuilts.map((p) => `${NODE_LLAMA_CPP_SCOPE}${p}`), ...others];
 }
 
+/** The pins of the GPU packages a target's VSIX leaves out and fetches on first use (gpu-binaries.json). */
+export function fetchedOnUsePins(repo: string, target: VsixTarget): LockedPackage[] {
+  return TARGET_SPECS[target].fetchedOnUse.map((p) => lockedPackage(repo, `${NODE_LLAMA_CPP_SCOPE}${p}`));
+}
+
 /** npm's os/cpu rule: absent allows all; `!x` excludes x; otherwise the value must be listed. */
 function matches(allowed: readonly string[] | undefined, value: string): boolean {
   if (!allowed) return true;
@@ -77,5 +74,5 @@ function matches(allowed: readonly string[] | undefined, value: string): boolean
 
 /** npm's configured registry when run through npm (npm_config_registry), else the public one. */
 function registryUrl(): string {
-  return process.env.npm_config_registry || DEFAULT_REGISTRY;
+  return process.env.npm_config_registry || DEFAULT_NPM_REGISTRY;
 }

@@ -7,7 +7,7 @@ import { runCommand } from "../launcher/run-command";
 import { FAST_BUILD_CMAKE_OPTIONS, findFastBuild, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../extension/backends/llamacpp/fast-build";
 import { packagingCache, resolvePrebuilt, type PrebuiltSource } from "./prebuilts";
 import { stageTarget } from "./stage";
-import { packagesForTarget, platformSpecificPackages } from "./lockfile";
+import { fetchedOnUsePins, packagesForTarget, platformSpecificPackages } from "./lockfile";
 import { hostTarget, type VsixTarget } from "./targets";
 
 export interface PackagedVsix {
@@ -50,7 +50,7 @@ export async function packageTarget(repo: string, target: VsixTarget, out: strin
   const native = isHost && !portable && options.forThisMachine ? findFastBuild(localBuilds, FAST_BUILD_CMAKE_OPTIONS) : undefined;
   const localBuild = portable ?? native;
   if (isHost && !localBuild) log(`no portable llama.cpp build of ours (node out/cli.js build-llama --portable): ${target}'s VSIX serves node-llama-cpp's prebuilt`);
-  stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuild });
+  stageTarget({ repo, target, stage, prebuilts, platformSpecific: platformSpecificPackages(repo), coremlAddon, localBuild, gpuPins: fetchedOnUsePins(repo, target) });
   log(`Packaging ${out} (${target}: ${prebuilts.map((p) => `${p.name} from ${p.from}`).join(", ")}${coremlAddon ? ", Core ML addon" : ""}${localBuild ? `, our ${portable ? "portable" : "native (this machine only)"} llama.cpp build ${localBuild}` : ""})…`);
   mkdirSync(dirname(out), { recursive: true });
   // package.json's vscode:prepublish refuses to run without this: vsce started anywhere but in a

@@ -1,10 +1,10 @@
 // Where each platform-specific package of a target comes from: this machine's node_modules when npm installed
 // it here at the locked version (npm checked its integrity then), otherwise the registry
 // tarball at the locked version, verified against the lock's sha512 before it is unpacked.
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "../launcher/run-command";
+import { integrityOf } from "../../extension/gpu-binaries/npm-package";
 import { lockedPackage, type LockedPackage } from "./lockfile";
 
 export interface PrebuiltSource {
@@ -57,10 +57,6 @@ async function verifiedTarball(repo: string, locked: LockedPackage, log: (line: 
   renameSync(`${file}.partial`, file);
   log(`  ${(bytes.length / 1e6).toFixed(1)} MB, sha512 matches the lock`);
   return file;
-}
-
-export function integrityOf(bytes: Buffer): string {
-  return `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
 }
 
 function installedVersion(dir: string): string | undefined {

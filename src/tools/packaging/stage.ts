@@ -3,8 +3,10 @@
 // (node-llama-cpp's prebuilts, @reflink/*'s), then exactly the target's (prebuilts.ts). vsce then sees no other platform's binary at
 // all, and .vscodeignore trims the rest as it always did.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { GPU_PINS_FILE } from "../../extension/gpu-binaries/provide-gpu-packages";
+import type { NpmPackagePin } from "../../extension/gpu-binaries/npm-package";
 import { linkTree } from "./link-tree";
 import type { PrebuiltSource } from "./prebuilts";
 import type { VsixTarget } from "./targets";
@@ -22,6 +24,8 @@ export interface StageOptions {
   /** The folder of node-llama-cpp's llama/localBuilds to ship (our portable llama.cpp build), or undefined
    * for none; every other folder there (the native build of the packaging machine) stays out. */
   readonly localBuild: string | undefined;
+  /** The lock's pins of the GPU packages this target fetches on first use, written to out/gpu-binaries.json. */
+  readonly gpuPins: readonly NpmPackagePin[];
 }
 
 /** Top-level entries never shipped (.vscodeignore drops them too): not linked, so staging stays quick. */
@@ -45,6 +49,10 @@ export function stageTarget(options: StageOptions): void {
   for (const prebuilt of options.prebuilts) {
     linkTree(prebuilt.dir, join(stage, "node_modules", ...prebuilt.name.split("/")), (rel) => rel.startsWith(".unpacked"));
   }
+  // Removed first: a hard link to a file of the repository would be written through.
+  const pins = join(stage, "out", GPU_PINS_FILE);
+  rmSync(pins, { force: true });
+  writeFileSync(pins, `${JSON.stringify(options.gpuPins, null, 2)}\n`);
 }
 
 /** Big folders of node-llama-cpp that .vscodeignore drops anyway (the llama.cpp sources) or that

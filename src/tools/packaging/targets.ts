@@ -18,6 +18,10 @@ export interface TargetSpec {
    * the ones its getLlama() imports for this platform and arch (dist/bindings/utils/
    * compileLLamaCpp.js). CUDA (181 + 357 MB) is left out: too large to ship in a VSIX. */
   readonly prebuilts: readonly string[];
+  /** node-llama-cpp's packages too large to ship, fetched by the extension on first use when
+   * `statefulChat.gpu` finds an NVIDIA device (src/extension/gpu-binaries/): the VSIX carries
+   * their lock pins in out/gpu-binaries.json. */
+  readonly fetchedOnUse: readonly string[];
   readonly format: BinaryFormat;
   readonly arch: CpuArch;
   /** Largest VSIX we accept, in MB (1e6 bytes): the size measured on 2026-12-05 (in the comment
@@ -27,13 +31,13 @@ export interface TargetSpec {
 
 export const TARGET_SPECS: Readonly<Record<VsixTarget, TargetSpec>> = {
   // Apple Silicon: Metal. node-llama-cpp has no CPU-only arm64 mac package; Metal is always there.
-  "darwin-arm64": { prebuilts: ["mac-arm64-metal"], format: "mach-o", arch: "arm64", budgetMegabytes: 10 }, // 7.4 MB + the Core ML addon
+  "darwin-arm64": { prebuilts: ["mac-arm64-metal"], fetchedOnUse: [], format: "mach-o", arch: "arm64", budgetMegabytes: 10 }, // 7.4 MB + the Core ML addon
   // Intel Macs: node-llama-cpp loads its CPU build there (gpu: false), never Metal.
-  "darwin-x64": { prebuilts: ["mac-x64"], format: "mach-o", arch: "x64", budgetMegabytes: 17 }, // 13.3 MB + the Core ML addon
-  "linux-x64": { prebuilts: ["linux-x64", "linux-x64-vulkan"], format: "elf", arch: "x64", budgetMegabytes: 60 }, // 40.6 MB + our llama.cpp build, when built here
-  "linux-arm64": { prebuilts: ["linux-arm64"], format: "elf", arch: "arm64", budgetMegabytes: 12 }, // 9.7 MB
-  "win32-x64": { prebuilts: ["win-x64", "win-x64-vulkan"], format: "pe", arch: "x64", budgetMegabytes: 47 }, // 39.0 MB
-  "win32-arm64": { prebuilts: ["win-arm64"], format: "pe", arch: "arm64", budgetMegabytes: 9 }, // 7.1 MB
+  "darwin-x64": { prebuilts: ["mac-x64"], fetchedOnUse: [], format: "mach-o", arch: "x64", budgetMegabytes: 17 }, // 13.3 MB + the Core ML addon
+  "linux-x64": { prebuilts: ["linux-x64", "linux-x64-vulkan"], fetchedOnUse: ["linux-x64-cuda", "linux-x64-cuda-ext"], format: "elf", arch: "x64", budgetMegabytes: 60 }, // 40.6 MB + our llama.cpp build, when built here
+  "linux-arm64": { prebuilts: ["linux-arm64"], fetchedOnUse: [], format: "elf", arch: "arm64", budgetMegabytes: 12 }, // 9.7 MB
+  "win32-x64": { prebuilts: ["win-x64", "win-x64-vulkan"], fetchedOnUse: ["win-x64-cuda", "win-x64-cuda-ext"], format: "pe", arch: "x64", budgetMegabytes: 47 }, // 39.0 MB
+  "win32-arm64": { prebuilts: ["win-arm64"], fetchedOnUse: [], format: "pe", arch: "arm64", budgetMegabytes: 9 }, // 7.1 MB
 };
 
 /** The target of the machine running this (the VSIX `npm run package` makes without --target). */
