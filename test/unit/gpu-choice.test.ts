@@ -167,3 +167,21 @@ describe("CLI --gpu and --gpu-layers", () => {
     assert.throws(() => parseChatArgs(["--gpu-layers", "-3"]), UsageError);
   });
 });
+
+describe("a CUDA binary that was not fetched (gpu-binaries/)", () => {
+  const notFetched: GpuAttempt = { type: "cuda", loaded: false, notInstalled: true, error: "the CUDA binary (@node-llama-cpp/linux-x64-cuda) is not installed" };
+
+  it("leaves the CPU without a second notice: the fetch's notice said why and how to retry", () => {
+    for (const choice of ["auto", "cuda"] as const) {
+      const decision = decideGpu(input({ choice, supported: ["cuda"], attempts: [notFetched] }));
+      assert.equal(decision.binary, "cpu", choice);
+      assert.equal(decision.binary === "cpu" && decision.notice, undefined, choice);
+      assert.equal(decision.binary === "cpu" && decision.reason, "no CUDA binary", choice);
+    }
+  });
+
+  it("lets auto go on to Vulkan", () => {
+    const decision = decideGpu(input({ supported: ["cuda", "vulkan"], attempts: [notFetched, device()] }));
+    assert.equal(decision.binary, "vulkan");
+  });
+});

@@ -61,6 +61,18 @@ export function decideGpuFetch(input: GpuFetchInput): GpuFetchDecision {
 /** Why a fetch ended without a binary, in the words of the one notice. */
 export type GpuFetchFailure = "cancelled" | "offline" | "refused" | "failed";
 
+/** A fetch that ended without a usable package, with the reason the notice gives. */
+export class GpuPackageError extends Error {
+  constructor(
+    readonly failure: GpuFetchFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "GpuPackageError";
+  }
+}
+
 /** The one notice: why the CPU serves, and how to try again. */
 export function gpuFetchNotice(failure: GpuFetchFailure, detail: string): string {
   const why = {

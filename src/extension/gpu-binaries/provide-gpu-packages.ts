@@ -6,8 +6,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GpuChoice } from "../core/engine-options";
-import { decideGpuFetch, gpuFetchNotice, type GpuFetchDecision } from "./gpu-packages";
-import { fetchGpuPackage, GpuPackageError, linkForNodeLlamaCpp, resolvablePackage } from "./gpu-package-store";
+import { decideGpuFetch, gpuFetchNotice, GpuPackageError, type GpuFetchDecision } from "./gpu-packages";
+import { fetchGpuPackage } from "./gpu-package-store";
+import { linkForNodeLlamaCpp, resolvablePackage } from "./node-resolution";
 import { isNpmPackagePin, type NpmPackagePin } from "./npm-package";
 
 /** The file packaging writes beside the bundles: the pins of the GPU packages the VSIX leaves out. */

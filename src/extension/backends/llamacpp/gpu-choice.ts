@@ -26,7 +26,13 @@ interface VramState {
 
 /** What loading the binary of one GPU type reported (in a probe process). */
 export type GpuAttempt =
-  | { readonly type: GpuType; readonly loaded: false; readonly error: string }
+  | {
+      readonly type: GpuType;
+      readonly loaded: false;
+      readonly error: string;
+      /** The binary is not installed (CUDA's is fetched on first use, gpu-binaries/): not tried, and the fetch told the user why. */
+      readonly notInstalled?: boolean;
+    }
   | {
       readonly type: GpuType;
       readonly loaded: true;
@@ -85,10 +91,13 @@ export function layersThatFit(estimate: { layers: number; modelBytes: number; co
 }
 
 type Usable = { readonly ok: true; readonly decision: Extract<GpuDecision, { binary: GpuType }> };
-type Unusable = { readonly ok: false; readonly kind: "no-driver" | "failed" | "no-device" | "memory"; readonly short: string; readonly why: string };
+type Unusable = { readonly ok: false; readonly kind: "no-driver" | "not-installed" | "failed" | "no-device" | "memory"; readonly short: string; readonly why: string };
 
 function judge(attempt: GpuAttempt, input: GpuChoiceInput): Usable | Unusable {
   const api = gpuApiName(attempt.type);
+  if (!attempt.loaded && attempt.notInstalled) {
+    return { ok: false, kind: "not-installed", short: `no ${api} binary`, why: attempt.error };
+  }
   if (!attempt.loaded) {
     return { ok: false, kind: "failed", short: `${api} did not load`, why: `the ${api} binary did not load (driver missing or too old): ${attempt.error}` };
   }
@@ -141,7 +150,8 @@ export function decideGpu(input: GpuChoiceInput): GpuDecision {
   }
   if (unusable.length === 0) return { binary: "cpu", reason: "no GPU found" };
   const why = unusable.map((u) => u.why).join("; ");
-  const tell = input.choice !== "auto" || unusable.some((u) => u.kind === "failed" || u.kind === "memory");
+  // A binary not installed was the fetch's to tell (one notice, with how to retry).
+  const tell = (input.choice !== "auto" || unusable.some((u) => u.kind === "failed" || u.kind === "memory")) && !unusable.every((u) => u.kind === "not-installed");
   return {
     binary: "cpu",
     reason: unusable.map((u) => u.short).join("; "),

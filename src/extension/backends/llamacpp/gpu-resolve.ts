@@ -6,6 +6,9 @@ import { BackendUnavailableError } from "../../core/errors";
 import type { GpuChoice, GpuLayersChoice } from "../../core/engine-options";
 import { decideGpu, gpuApiName, gpuTypesToTry, type GpuAttempt, type GpuDecision, type GpuType } from "./gpu-choice";
 import { describeLoadedGpu, probeGpu, type ProbeRequest } from "./gpu-probe";
+import { nodeLlamaCppPackageDir } from "./fast-build";
+import { cudaPackagesFor } from "../../gpu-binaries/gpu-packages";
+import { resolvablePackage } from "../../gpu-binaries/node-resolution";
 import { getLlamaRuntime, importNodeLlamaCpp, loadedRuntimeBinary } from "./node-llama-cpp";
 
 export interface GpuRequest {
@@ -53,8 +56,21 @@ export async function resolveGpu(request: GpuRequest): Promise<GpuDecision> {
   const valid = new Set(await module.getLlamaGpuTypes("allValid"));
   const attempts: GpuAttempt[] = [];
   for (const type of gpuTypesToTry(request.choice, supported).filter((t) => valid.has(t))) {
-    attempts.push(await probeOnce(probeRequest(type)));
+    const missing = type === "cuda" ? missingCudaBinary() : undefined;
+    attempts.push(missing ? { type, loaded: false, notInstalled: true, error: missing } : await probeOnce(probeRequest(type)));
     if (decideGpu({ ...base, supported, attempts }).binary !== "cpu") break;
   }
   return decideGpu({ ...base, supported, attempts });
+}
+
+/**
+ * Why the CUDA binary cannot be probed here: the VSIX leaves it out and the shell fetches it on
+ * first use (gpu-binaries/), linking it where node-llama-cpp's import looks; when it is not
+ * there the fetch failed or was refused, and its notice already told the user.
+ */
+function missingCudaBinary(): string | undefined {
+  const [binary] = cudaPackagesFor(process.platform, process.arch);
+  const packageDir = nodeLlamaCppPackageDir();
+  if (!binary || !packageDir || resolvablePackage(packageDir, binary)) return undefined;
+  return `the CUDA binary (${binary}) is not installed`;
 }
