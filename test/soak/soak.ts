@@ -121,10 +121,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
   };
   const stopTally = new StopPhaseTally();
   /** One turn as a panel runs it: the user's entry, then the reply or the error, saved after each. */
-  const send = (session: Conversation, callbacks?: TurnCallbacks, text = pick(MESSAGES), onEnd?: () => void): Promise<void> => {
+  const send = (conversation: Conversation, callbacks?: TurnCallbacks, text = pick(MESSAGES), onEnd?: () => void): Promise<void> => {
     entries.push({ id: `e${++entryCount}`, role: "user", text, status: "complete" });
     void saveTranscript();
-    return session.send({ text }, callbacks).then(
+    return conversation.send({ text }, callbacks).then(
       (stats) => {
         onEnd?.();
         turnsCompleted++;

@@ -17,27 +17,27 @@ const GENERATION_PROMPT = "<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
 async function chat(template: string, history: HistoryRendering = "template") {
   const engine = new FakeEngine(4096, 8, template);
-  const session = await Conversation.create(engine, { turn: { systemPrompt: "Be brief.", history } });
+  const conversation = await Conversation.create(engine, { turn: { systemPrompt: "Be brief.", history } });
   const stats: TurnStats[] = [];
   for (const text of SCRIPT) {
-    stats.push(await session.send({ text }));
-    assert.deepEqual(engine.states[0].cache, [...session.ledger], `turn ${stats.length}: ledger == cache`);
+    stats.push(await conversation.send({ text }));
+    assert.deepEqual(engine.states[0].cache, [...conversation.ledger], `turn ${stats.length}: ledger == cache`);
   }
-  return { engine, session, stats };
+  return { engine, conversation, stats };
 }
 
 describe("history rendering: rewind to the first difference", () => {
   for (const [name, template] of [["ChatML", CHATML], ["a fixed date line", FIXED_DATE_LINE]] as const) {
     it(`${name}: every turn appends, nothing is rewound`, async () => {
-      const { session, stats } = await chat(template);
+      const { conversation, stats } = await chat(template);
       for (const s of stats) assert.equal(s.rewound, 0);
       for (const s of stats.slice(1)) assert.equal(s.cached + s.prefilled + s.replyTokens, s.position);
-      await session.dispose();
+      await conversation.dispose();
     });
   }
 
   it("a template that drops thoughts: rewinds to the first differing token, within the previous reply and its header", async () => {
-    const { session, stats } = await chat(THOUGHTS_DROPPING);
+    const { conversation, stats } = await chat(THOUGHTS_DROPPING);
     assert.equal(stats[0].rewound, 0);
     for (let i = 1; i < stats.length; i++) {
       const bound = stats[i - 1].replyTokens + new ByteTokenizer().encode(GENERATION_PROMPT, { specials: true }).length;
@@ -47,80 +47,80 @@ describe("history rendering: rewind to the first difference", () => {
     }
     // The ledger is exactly the template's rendering of the conversation plus the last reply.
     const template = new ChatTemplate(THOUGHTS_DROPPING);
-    const history = session.messages.slice(0, -1);
-    const text = template.render(history, { addGenerationPrompt: true }) + session.messages.at(-1)!.content;
-    assert.equal(new ByteTokenizer().decode([...session.ledger]), text);
-    await session.dispose();
+    const history = conversation.messages.slice(0, -1);
+    const text = template.render(history, { addGenerationPrompt: true }) + conversation.messages.at(-1)!.content;
+    assert.equal(new ByteTokenizer().decode([...conversation.ledger]), text);
+    await conversation.dispose();
   });
 
   it("asGenerated: the same template never rewinds and prefills only new tokens", async () => {
-    const { session, stats } = await chat(THOUGHTS_DROPPING, "asGenerated");
+    const { conversation, stats } = await chat(THOUGHTS_DROPPING, "asGenerated");
     for (const s of stats) assert.equal(s.rewound, 0);
     for (const s of stats.slice(1)) assert.equal(s.cached + s.prefilled + s.replyTokens, s.position);
-    assert.ok(new ByteTokenizer().decode([...session.ledger]).split("<think>").length - 1 === SCRIPT.length, "every think block stays");
-    await session.dispose();
+    assert.ok(new ByteTokenizer().decode([...conversation.ledger]).split("<think>").length - 1 === SCRIPT.length, "every think block stays");
+    await conversation.dispose();
   });
 
   it("a template that moves the system prompt into the last user message keeps the older history cached", async () => {
-    const { session, stats } = await chat(SYSTEM_IN_LAST_USER);
+    const { conversation, stats } = await chat(SYSTEM_IN_LAST_USER);
     for (const s of stats) assert.equal(s.rewound, 0);
-    const text = new ByteTokenizer().decode([...session.ledger]);
+    const text = new ByteTokenizer().decode([...conversation.ledger]);
     assert.equal(text.split("Be brief.").length - 1, SCRIPT.length, "each new turn carries the system prompt, as the template renders it");
-    await session.dispose();
+    await conversation.dispose();
   });
 
   it("a template that shows only the latest message is followed by rewinding, not refused", async () => {
     const engine = new FakeEngine(4096, 5, "{{ messages[-1]['content'] }}{% if add_generation_prompt %}>>{% endif %}");
-    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
-    const first = await session.send({ text: "first" });
-    const second = await session.send({ text: "second" });
+    const conversation = await Conversation.create(engine, { turn: { systemPrompt: "" } });
+    const first = await conversation.send({ text: "first" });
+    const second = await conversation.send({ text: "second" });
     assert.equal(second.rewound, first.position);
-    assert.ok(new ByteTokenizer().decode([...session.ledger]).startsWith("second>>"));
-    assert.deepEqual(engine.states[0].cache, [...session.ledger]);
-    await session.dispose();
+    assert.ok(new ByteTokenizer().decode([...conversation.ledger]).startsWith("second>>"));
+    assert.deepEqual(engine.states[0].cache, [...conversation.ledger]);
+    await conversation.dispose();
   });
 
   it("a failed turn after a rewind puts the rewound tokens back: the next turn sees the same conversation", async () => {
     const engine = new FakeEngine(4096, 8, THOUGHTS_DROPPING);
-    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
-    await session.send({ text: "one" });
-    const before = [...session.ledger];
+    const conversation = await Conversation.create(engine, { turn: { systemPrompt: "" } });
+    await conversation.send({ text: "one" });
+    const before = [...conversation.ledger];
     engine.states[0].beforeEvaluate = () => {
       throw new EngineFailedError("boom");
     };
-    await assert.rejects(session.send({ text: "two" }), EngineFailedError);
-    assert.deepEqual([...session.ledger], before, "ledger as before the failed turn");
+    await assert.rejects(conversation.send({ text: "two" }), EngineFailedError);
+    assert.deepEqual([...conversation.ledger], before, "ledger as before the failed turn");
     engine.states[0].beforeEvaluate = undefined;
-    const next = await session.send({ text: "two" });
+    const next = await conversation.send({ text: "two" });
     assert.equal(next.turn, 2);
-    assert.deepEqual(engine.states[0].cache, [...session.ledger]);
-    await session.dispose();
+    assert.deepEqual(engine.states[0].cache, [...conversation.ledger]);
+    await conversation.dispose();
   });
 
   it("a template that fails to render is reported as template_not_append_only, with what to do", async () => {
     const engine = new FakeEngine(4096, 5, "{{ raise_exception('no system role') if messages[0]['role'] == 'user' else '' }}{{ messages[5]['content'] }}");
-    const session = await Conversation.create(engine, { turn: { systemPrompt: "" } });
-    const error = await session.send({ text: "hi" }).catch((e: unknown) => e);
+    const conversation = await Conversation.create(engine, { turn: { systemPrompt: "" } });
+    const error = await conversation.send({ text: "hi" }).catch((e: unknown) => e);
     assert.ok(error instanceof TemplateNotAppendOnlyError, String(error));
     assert.match(error.message, /Pick another model/);
-    assert.equal(session.position, 0, "nothing prefilled");
-    await session.dispose();
+    assert.equal(conversation.position, 0, "nothing prefilled");
+    await conversation.dispose();
   });
 
   for (const history of ["template", "asGenerated"] as const) {
     it(`overflow (summarize and truncate) with a thoughts-dropping template, ${history}: no error, ledger == cache`, async () => {
       for (const overflow of ["summarize", "truncate"] as const) {
         const engine = new FakeEngine(512, 20, THOUGHTS_DROPPING);
-        const session = await Conversation.create(engine, { turn: { maxTokens: 40, systemPrompt: "s", history, overflow } });
+        const conversation = await Conversation.create(engine, { turn: { maxTokens: 40, systemPrompt: "s", history, overflow } });
         let overflows = 0;
         for (let i = 0; i < 24; i++) {
-          const stats = await session.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
+          const stats = await conversation.send({ text: `message number ${i} with some words` }, { onOverflow: () => overflows++ });
           assert.ok(stats.position <= stats.capacity);
           if (history === "asGenerated") assert.equal(stats.rewound, 0);
-          assert.deepEqual(engine.states[0].cache, [...session.ledger], `${overflow} turn ${i + 1}: ledger == cache`);
+          assert.deepEqual(engine.states[0].cache, [...conversation.ledger], `${overflow} turn ${i + 1}: ledger == cache`);
         }
         assert.ok(overflows >= 2, `${overflow}: overflows ${overflows}`);
-        await session.dispose();
+        await conversation.dispose();
       }
     });
   }
@@ -134,14 +134,14 @@ describe("history rendering: rewind to the first difference", () => {
     ] as const;
     for (const history of ["template", "asGenerated"] as const) {
       const engine = new FakeEngine(4096, 8, THOUGHTS_DROPPING);
-      const session = await Conversation.create(engine, { turn: { systemPrompt: "", history } });
-      await session.restoreFromMessages(transcript);
-      const text = new ByteTokenizer().decode([...session.ledger]);
+      const conversation = await Conversation.create(engine, { turn: { systemPrompt: "", history } });
+      await conversation.restoreFromMessages(transcript);
+      const text = new ByteTokenizer().decode([...conversation.ledger]);
       assert.equal(text.includes("<think>"), history === "asGenerated", history);
-      const next = await session.send({ text: "q3" });
+      const next = await conversation.send({ text: "q3" });
       if (history === "asGenerated") assert.equal(next.rewound, 0);
-      assert.deepEqual(engine.states[0].cache, [...session.ledger]);
-      await session.dispose();
+      assert.deepEqual(engine.states[0].cache, [...conversation.ledger]);
+      await conversation.dispose();
     }
   });
 });

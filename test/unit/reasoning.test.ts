@@ -32,8 +32,8 @@ describe("reasoning in replies", () => {
     assert.deepEqual(splitReasoning("I should", markers), { thinking: "I should", thinkingDone: false, answer: "" });
     assert.deepEqual(splitReasoning("hm</think>\n\nHi", markers), { thinking: "hm", thinkingDone: true, answer: "Hi" });
     const r1 = "{% for m in messages %}{{ m['content'] }}{% endfor %}{% if add_generation_prompt %}<|Assistant|><think>\n{% endif %}";
-    const session = await Conversation.create(new FakeEngine(4096, 5, r1));
-    assert.equal(session.reasoningMarkers.openedByPrompt, true);
+    const conversation = await Conversation.create(new FakeEngine(4096, 5, r1));
+    assert.equal(conversation.reasoningMarkers.openedByPrompt, true);
     const qwen = await Conversation.create(new FakeEngine(4096, 5, THOUGHTS_DROPPING));
     assert.equal(qwen.reasoningMarkers.openedByPrompt, false, "an empty think block in the prompt is closed");
   });

@@ -25,15 +25,15 @@ export function statsView(stats: TurnStats): TurnStatsView {
 }
 
 /** `label`: the name the user knows the model by, when its file name is not it. */
-export function modelView(session: Conversation, notice: string | undefined, label?: string): ModelView {
-  const info = session.engine.info;
+export function modelView(conversation: Conversation, notice: string | undefined, label?: string): ModelView {
+  const info = conversation.engine.info;
   return {
     name: label ?? info.modelName,
     backend: info.backend,
-    capacity: session.capacity,
+    capacity: conversation.capacity,
     details: info.details,
     notice,
-    reasoning: session.reasoningMarkers,
+    reasoning: conversation.reasoningMarkers,
     ...(isStarterModel(info.modelPath) ? { starter: true } : {}),
   };
 }

@@ -116,13 +116,13 @@ async function startEngine(inProcess: boolean, request: EngineRequest, hooks: Lo
   return { engine, notice: engine.notice };
 }
 
-async function runTurn(session: Conversation, line: string, json: boolean, emit: Emit, say: (t: string) => void, placement: EnginePlacement | undefined) {
+async function runTurn(conversation: Conversation, line: string, json: boolean, emit: Emit, say: (t: string) => void, placement: EnginePlacement | undefined) {
   const onOverflow = (event: OverflowEvent) => {
     if (json) emit({ event: "overflow", ...event });
     else say(`[context full: ${event.strategy} freed ${event.tokensFreed} tokens (${event.positionBefore} → ${event.positionAfter})]\n`);
   };
   try {
-    const stats = await session.send(
+    const stats = await conversation.send(
       { text: line },
       { onText: json ? undefined : (text) => process.stdout.write(text), onOverflow },
     );

@@ -47,7 +47,7 @@ export class ChatConversation {
     void deps.snapshots.claim(deps.panelId);
   }
 
-  get session(): Conversation | undefined {
+  get conversation(): Conversation | undefined {
     return this.slot.session;
   }
 
@@ -118,8 +118,8 @@ export class ChatConversation {
           return fail(error, signal);
         }
       },
-      ready: (session, lease) => {
-        this.view = modelView(session, lease.loaded.notice, this.deps.modelLabel?.(session.engine.info.modelPath));
+      ready: (conversation, lease) => {
+        this.view = modelView(conversation, lease.loaded.notice, this.deps.modelLabel?.(conversation.engine.info.modelPath));
         this.deps.onReady(this.view, lease.loaded.notice);
       },
     };

@@ -119,7 +119,7 @@ export class ChatPanel extends Disposable {
       surface,
       files: sharedWorkspaceFiles(),
       editor: deps.lastTextEditor,
-      tokenizer: () => this.lifecycle.session?.engine.tokenizer,
+      tokenizer: () => this.lifecycle.conversation?.engine.tokenizer,
       post: (message) => this.post(message),
       warn: (message) => deps.log.warn(message),
       onLastingChange: () => this.history.save(),
@@ -127,7 +127,7 @@ export class ChatPanel extends Disposable {
     this.applyPort = {
       panelId: id,
       transcript: () => this.history.entries,
-      markers: () => this.lifecycle.session?.reasoningMarkers,
+      markers: () => this.lifecycle.conversation?.reasoningMarkers,
       engine: async () => (await this.lifecycle.ensure()).engine,
       seen: (path) => this.context.seenFile(path),
       noteApplied: (path) => this.context.noteApplied(path),
@@ -208,13 +208,13 @@ export class ChatPanel extends Disposable {
 
   /** What the status bar shows of this chat: its model, where it runs, how full its context is. */
   get status(): ChatStatus {
-    const session = this.lifecycle.session;
-    const info = session?.engine.info;
+    const conversation = this.lifecycle.conversation;
+    const info = conversation?.engine.info;
     return {
-      state: this.lifecycle.loading ? "loading" : this.busy ? "generating" : session ? "ready" : this.notices.loadFailed ? "failed" : "idle",
+      state: this.lifecycle.loading ? "loading" : this.busy ? "generating" : conversation ? "ready" : this.notices.loadFailed ? "failed" : "idle",
       model: info ? { name: modelLabelOf(this.deps.context.globalState, info.modelPath) ?? info.modelName, backend: info.backend, placement: info.placement } : undefined,
-      position: session?.position ?? 0,
-      capacity: session?.capacity ?? 0,
+      position: conversation?.position ?? 0,
+      capacity: conversation?.capacity ?? 0,
     };
   }
 
@@ -227,11 +227,11 @@ export class ChatPanel extends Disposable {
   }
 
   get stats(): { position: number; capacity: number; ledgerLength: number; lastTurn?: TurnStats; model?: ModelView } {
-    const session = this.lifecycle.session;
+    const conversation = this.lifecycle.conversation;
     return {
-      position: session?.position ?? 0,
-      capacity: session?.capacity ?? 0,
-      ledgerLength: session?.ledger.length ?? 0,
+      position: conversation?.position ?? 0,
+      capacity: conversation?.capacity ?? 0,
+      ledgerLength: conversation?.ledger.length ?? 0,
       lastTurn: this.lastStats,
       model: this.lifecycle.model,
     };
@@ -239,7 +239,7 @@ export class ChatPanel extends Disposable {
 
   /** Ledger == cache by the engine's own count, queued behind the session's turns (tests, diagnostics). */
   probeCache(): Promise<CacheCheck | undefined> {
-    return this.lifecycle.session?.probeCache() ?? Promise.resolve(undefined);
+    return this.lifecycle.conversation?.probeCache() ?? Promise.resolve(undefined);
   }
 
   /** `preserveFocus`: show the chat but leave the keyboard where it is (Ask About Selection keeps the editor). */
@@ -264,13 +264,13 @@ export class ChatPanel extends Disposable {
     const user = this.history.add({ role: "user", text, status: "complete" });
     this.setBusy(+1);
     try {
-      const session = await this.lifecycle.ensure();
-      const input = await this.context.attach(text, session.engine.tokenizer, (chips) => {
+      const conversation = await this.lifecycle.ensure();
+      const input = await this.context.attach(text, conversation.engine.tokenizer, (chips) => {
         user.chips = chips;
         this.history.update(user);
       }, context);
       let reply: MutableEntry | undefined;
-      const stats = await session.send(input.turn, {
+      const stats = await conversation.send(input.turn, {
         onStart: () => {
           reply = this.history.add({ role: "assistant", text: "", status: "streaming" });
         },
@@ -283,7 +283,7 @@ export class ChatPanel extends Disposable {
       });
       this.lastStats = stats;
       input.commit();
-      this.deps.snapshots.saveAfterTurn(this.id, session, { turn: stats.turn, items: this.context.saved() });
+      this.deps.snapshots.saveAfterTurn(this.id, conversation, { turn: stats.turn, items: this.context.saved() });
       if (reply) this.history.finish(reply, stats.stopReason === "cancelled" ? "stopped" : "complete", statsView(stats));
       return stats;
     } catch (error) {
@@ -296,7 +296,7 @@ export class ChatPanel extends Disposable {
   }
 
   stop(): void {
-    this.lifecycle.session?.stop();
+    this.lifecycle.conversation?.stop();
     // Stop while the model still loads (a fetch, a server's first answers): stop waiting for it.
     this.lifecycle.cancelOpening();
   }
@@ -316,7 +316,7 @@ export class ChatPanel extends Disposable {
       if (entry) this.history.remove(entry);
       return this.send(unsent.text);
     }
-    if (!this.lifecycle.session) {
+    if (!this.lifecycle.conversation) {
       this.notices.loadFailed = false;
       await this.lifecycle.ensure().catch(() => undefined);
     }
@@ -333,7 +333,7 @@ export class ChatPanel extends Disposable {
       await this.lifecycle.close();
       void this.lifecycle.ensure().catch(() => undefined);
     } else {
-      await this.lifecycle.session?.reset();
+      await this.lifecycle.conversation?.reset();
     }
   }
 
@@ -343,7 +343,7 @@ export class ChatPanel extends Disposable {
    * progress keeps its model until Reset Conversation).
    */
   applySettings(): void {
-    this.lifecycle.session?.setOptions(readSettings().turn);
+    this.lifecycle.conversation?.setOptions(readSettings().turn);
     if (this.history.entries.length === 0 && !this.busy && this.lifecycle.outdated) {
       void this.lifecycle.close().then(() => {
         if (!this.isDisposed) void this.lifecycle.ensure().catch(() => undefined);

@@ -98,8 +98,8 @@ export class PanelSnapshots implements vscode.Disposable {
   }
 
   /** After a completed turn: save in the background (queued behind the chat's next operation), with the context the turn left the model holding. */
-  saveAfterTurn(id: string, session: Conversation, context?: TurnContext): void {
-    void this.store.save(id, session, context).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
+  saveAfterTurn(id: string, conversation: Conversation, context?: TurnContext): void {
+    void this.store.save(id, conversation, context).catch((error: unknown) => this.log.warn(`Saving the KV snapshot of chat ${id} failed: ${String(error)}`));
   }
 
   /** Reset Conversation: the snapshot no longer describes the chat (a save still being written never lands). */
