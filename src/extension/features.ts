@@ -13,6 +13,7 @@ import { registerSetupModel } from "./shell/models/setup-model";
 import { ChatStatusBar } from "./shell/chat/status-bar";
 import { registerContextCommands } from "./shell/chat/context-commands";
 import { EngineRegistry } from "./shell/engines/engine-registry";
+import { GpuBinaries, registerGpuBinaries } from "./shell/engines/gpu-binaries";
 import { registerServerSecretCommands, ServerSecrets } from "./shell/settings/server-secrets";
 import { registerLanguageModelFeatures } from "./shell/lm/register-lm";
 import { registerModelCommands } from "./shell/models/model-commands";
@@ -31,7 +32,9 @@ export function activateFeatures(context: vscode.ExtensionContext, hosts: Featur
   const stats = vscode.window.createOutputChannel("Stateful Chat Stats");
   registerSettings(context, log);
   const serverSecrets = new ServerSecrets(context.secrets, context.globalState);
-  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets);
+  const gpuBinaries = new GpuBinaries(context, log);
+  registerGpuBinaries(context, gpuBinaries);
+  const registry = new EngineRegistry(log, join(context.globalStorageUri.fsPath, "llama-threads.json"), serverSecrets, gpuBinaries);
   const store = new TranscriptStore(join(context.globalStorageUri.fsPath, "transcripts"), { maxConversations: readHistoryMaxConversations });
   const manager = new PanelManager(context, registry, store, log, hosts);
   context.subscriptions.push(log, stats, registry, manager);

@@ -14,6 +14,7 @@ import type { ServerSecrets } from "../settings/server-secrets";
 import { SharedLoads } from "../../core/shared-loads";
 import type { ChatSettings } from "../settings/settings";
 import { engineSettingsOf } from "../settings/engine-settings";
+import type { GpuBinaries } from "./gpu-binaries";
 
 export interface EngineLease {
   readonly loaded: LoadedEngine;
@@ -29,6 +30,8 @@ export class EngineRegistry implements vscode.Disposable {
     private readonly threadCalibrationFile?: string,
     /** The remote backend's API keys (SecretStorage). */
     private readonly serverSecrets?: ServerSecrets,
+    /** The CUDA binary fetched on first use, before a load that may use it. */
+    private readonly gpuBinaries?: GpuBinaries,
   ) {}
 
   get loadedCount(): number {
@@ -71,6 +74,7 @@ export class EngineRegistry implements vscode.Disposable {
       server: { url: settings.server.url, kind: settings.server.kind },
     };
     const name = basename(modelPath);
+    if (settings.backend !== "remote") await this.gpuBinaries?.ensure(settings.gpu);
     try {
       const loaded = await vscode.window.withProgress(
         {
