@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,7 @@ import { storedGpuPackage } from "../../src/extension/gpu-binaries/gpu-package-s
 import { resolvablePackage } from "../../src/extension/gpu-binaries/node-resolution";
 import { gpuPackagesDecision, noticeOf, provideGpuPackages, readGpuPins, type GpuFetchProgress, type GpuPackagesRequest } from "../../src/extension/gpu-binaries/provide-gpu-packages";
 import { integrityOf, registryTarballUrl, sha512HexOf, type NpmPackagePin } from "../../src/extension/gpu-binaries/npm-package";
+import { lockedPackage } from "../../src/tools/packaging/lockfile";
 import { FileServer } from "../support/file-server";
 
 const NAME = "@node-llama-cpp/linux-x64-cuda";
@@ -31,8 +32,17 @@ const packageVersion = (JSON.parse(await fs.readFile(path.join(__dirname, "..", 
 export function getBinsDir() { return { binsDir, packageVersion }; }
 `;
 
+/** Every temporary folder, removed at the end (the real tarball unpacks to 181 MB). */
+const made: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+after(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function npmTarball(name: string, version: string): Promise<Buffer> {
-  const root = await mkdtemp(join(tmpdir(), "sc-gpu-tgz-"));
+  const root = await tempDir("sc-gpu-tgz-");
   const pkg = join(root, "package");
   mkdirSync(join(pkg, "dist"), { recursive: true });
   mkdirSync(join(pkg, "bins", "linux-x64-cuda"), { recursive: true });
@@ -48,7 +58,7 @@ async function npmTarball(name: string, version: string): Promise<Buffer> {
 
 /** A fake extension: node_modules/node-llama-cpp at VERSION with a file that imports the CUDA package as node-llama-cpp does. */
 async function fakeExtension(): Promise<{ storage: string; nodeLlamaCppDir: string }> {
-  const root = await mkdtemp(join(tmpdir(), "sc-gpu-ext-"));
+  const root = await tempDir("sc-gpu-ext-");
   const nodeLlamaCppDir = join(root, "extension", "node_modules", "node-llama-cpp");
   mkdirSync(join(nodeLlamaCppDir, "dist", "bindings"), { recursive: true });
   writeFileSync(join(nodeLlamaCppDir, "package.json"), JSON.stringify({ name: "node-llama-cpp", version: VERSION, type: "module" }));
@@ -186,11 +196,64 @@ describe("GPU binaries fetched on first use", () => {
   });
 
   it("reads the pins the VSIX carries, and only well-formed ones", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "sc-gpu-pins-"));
+    const dir = await tempDir("sc-gpu-pins-");
     const file = join(dir, "gpu-binaries.json");
     writeFileSync(file, JSON.stringify([pin, { ...pin, integrity: "sha1-abc" }, { name: 3 }]));
     assert.deepEqual(readGpuPins(file), [pin]);
     assert.deepEqual(readGpuPins(join(dir, "missing.json")), []);
     assert.equal(sha512HexOf(pin.integrity)?.length, 128);
+  });
+});
+
+// The real tarball, as packaging caches it (src/tools/packaging/prebuilts.ts): present after
+// `npm run package -- --target win32-x64`-style fetches or a manual download; skipped loudly without.
+const REPO = join(__dirname, "..", "..");
+const REAL_TARBALL = join(REPO, ".cache", "packaging", "tarballs", "@node-llama-cpp+linux-x64-cuda-3.21.1.tgz");
+
+describe("the real CUDA tarball from a local registry stand-in", () => {
+  const server = new FileServer();
+  let real: Buffer | undefined;
+  let pin: NpmPackagePin;
+  before(async () => {
+    if (!existsSync(REAL_TARBALL)) return;
+    await server.start();
+    real = readFileSync(REAL_TARBALL);
+    const locked = lockedPackage(REPO, NAME);
+    pin = { ...locked, tarballUrl: registryTarballUrl(`${server.url}/`, NAME, locked.version) };
+    server.files.set(new URL(pin.tarballUrl).pathname, { body: real });
+    server.files.set("/corrupted.tgz", { body: Buffer.concat([real.subarray(0, 1000), Buffer.from([real[1000]! ^ 1]), real.subarray(1001)]) });
+  });
+  after(() => (real ? server.stop() : undefined));
+
+  const skipped = (t: { name: string; skip(message: string): void }): boolean => {
+    if (real) return false;
+    console.error(`SKIPPED: ${t.name}: no ${REAL_TARBALL} (curl -o it from https://registry.npmjs.org/${NAME}/-/linux-x64-cuda-3.21.1.tgz)`);
+    t.skip(`SKIPPED: no ${REAL_TARBALL}`);
+    return true;
+  };
+
+  it("is fetched with progress, matches the lock's sha512, unpacks as npm installs it and is found", async (t) => {
+    if (skipped(t)) return;
+    const ext = await fakeExtension();
+    const request: GpuPackagesRequest = { choice: "cuda", nvidiaDriver: true, pins: [pin], ...ext, platform: "linux", arch: "x64" };
+    const progress: GpuFetchProgress[] = [];
+    await provideGpuPackages(request, [pin], { onProgress: (p) => progress.push(p) });
+    assert.equal(progress.at(-1)?.receivedBytes, real!.length);
+    assert.equal(progress.at(-1)?.totalBytes, real!.length);
+    const stored = storedGpuPackage(ext.storage, pin)!;
+    const installed = join(REPO, "node_modules", NAME);
+    if (existsSync(installed)) assert.deepEqual(readdirSync(join(stored, "bins", "linux-x64-cuda")).sort(), readdirSync(join(installed, "bins", "linux-x64-cuda")).sort(), "the files npm installs");
+    assert.ok(existsSync(join(stored, "bins", "linux-x64-cuda", "llama-addon.node")));
+    const { load } = (await import(pathToFileURL(join(ext.nodeLlamaCppDir, "dist", "bindings", "find.js")).href)) as { load: () => Promise<{ getBinsDir(): { binsDir: string; packageVersion: string } }> };
+    assert.equal((await load()).getBinsDir().binsDir, join(realpathSync(stored), "bins"));
+  });
+
+  it("one flipped byte is refused and nothing is left in place", async (t) => {
+    if (skipped(t)) return;
+    const ext = await fakeExtension();
+    const bad = { ...pin, tarballUrl: `${server.url}/corrupted.tgz` };
+    await assert.rejects(provideGpuPackages({ choice: "cuda", nvidiaDriver: true, pins: [bad], ...ext }, [bad]), (e: unknown) => e instanceof GpuPackageError && e.failure === "refused");
+    assert.deepEqual(readdirSync(join(ext.storage, "gpu-binaries")), ["downloads"]);
+    assert.deepEqual(readdirSync(join(ext.storage, "gpu-binaries", "downloads")), []);
   });
 });
