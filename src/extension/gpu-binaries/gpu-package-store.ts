@@ -18,11 +18,11 @@ import { sha512HexOf, type NpmPackagePin } from "./npm-package";
 
 const MARKER = ".verified-integrity";
 
-export function gpuBinariesDir(storage: string): string {
+function gpuBinariesDir(storage: string): string {
   return join(storage, "gpu-binaries");
 }
 
-export function storedPackageDir(storage: string, pin: NpmPackagePin): string {
+function storedPackageDir(storage: string, pin: NpmPackagePin): string {
   return join(gpuBinariesDir(storage), `${pin.name.replace("/", "+")}@${pin.version}`);
 }
 
@@ -78,7 +78,7 @@ export async function fetchGpuPackage(storage: string, pin: NpmPackagePin, optio
 }
 
 /** The failure a download error stands for: cancelled, offline (no connection), refused (integrity) or failed. */
-export function asGpuPackageError(pin: NpmPackagePin, error: unknown): GpuPackageError {
+function asGpuPackageError(pin: NpmPackagePin, error: unknown): GpuPackageError {
   if (error instanceof GpuPackageError) return error;
   const what = `${pin.name}@${pin.version}`;
   if (error instanceof CancelledError) return new GpuPackageError("cancelled", `the download of ${what} was cancelled; the part received is kept`, { cause: error });
