@@ -33,6 +33,7 @@ function darwinArm64(): VsixEntry[] {
     ...REQUIRED_FILES.map((file) => entry(`extension/${file}`, Buffer.from("{}"), file.endsWith("package.json") ? version : undefined)),
     entry("extension/node_modules/@node-llama-cpp/mac-arm64-metal/package.json", Buffer.from(version), version),
     entry("extension/node_modules/@node-llama-cpp/mac-arm64-metal/bins/mac-arm64-metal/llama-addon.node", machOArm64()),
+    entry("extension/out/gpu-binaries.json", Buffer.from("[]"), "[]"),
   ];
 }
 
@@ -73,4 +74,25 @@ test("the release's darwin VSIX must carry the Core ML addon, a Mach-O of its ar
   assert.deepEqual(checkVsix({ ...input, entries: withAddon }).problems, []);
   const linuxAddon = [...darwinArm64(), entry("extension/native/build/Release/stateful_chat_coreml.node", elfX64())];
   assert.match(checkVsix({ ...input, entries: linuxAddon }).problems.join("\n"), /stateful_chat_coreml\.node is elf x64/);
+});
+
+test("the CUDA pins the extension fetches on first use: exactly the target's, at the lock's version", () => {
+  const pin = (name: string, version = VERSION) => ({ name: `@node-llama-cpp/${name}`, version, integrity: `sha512-${"A".repeat(86)}==`, tarballUrl: `https://registry.npmjs.org/@node-llama-cpp/${name}/-/${name}-${version}.tgz` });
+  const linux = (pins: unknown): VsixEntry[] =>
+    darwinArm64()
+      .filter((e) => !e.name.includes("@node-llama-cpp/") && !e.name.endsWith("gpu-binaries.json") && e.name !== "extension.vsixmanifest")
+      .concat([
+        entry("extension.vsixmanifest", Buffer.from(""), '<Identity TargetPlatform="linux-x64" />'),
+        ...["linux-x64", "linux-x64-vulkan"].flatMap((p) => [
+          entry(`extension/node_modules/@node-llama-cpp/${p}/package.json`, Buffer.from("{}"), JSON.stringify({ version: VERSION })),
+          entry(`extension/node_modules/@node-llama-cpp/${p}/bins/${p}/llama-addon.node`, elfX64()),
+        ]),
+        ...(pins === undefined ? [] : [entry("extension/out/gpu-binaries.json", Buffer.from("[]"), JSON.stringify(pins))]),
+      ]);
+  const problems = (pins: unknown) => checkVsix({ target: "linux-x64", entries: linux(pins), bytes: 40e6, lockedVersion: VERSION }).problems;
+  assert.deepEqual(problems([pin("linux-x64-cuda"), pin("linux-x64-cuda-ext")]), []);
+  assert.deepEqual(problems(undefined), ["missing out/gpu-binaries.json"]);
+  assert.match(problems([pin("linux-x64-cuda")]).join(), /pins @node-llama-cpp\/linux-x64-cuda; the target fetches @node-llama-cpp\/linux-x64-cuda, @node-llama-cpp\/linux-x64-cuda-ext/);
+  assert.match(problems([pin("linux-x64-cuda", "3.20.0"), pin("linux-x64-cuda-ext")]).join(), /linux-x64-cuda 3\.20\.0, the lock says 3\.21\.1/);
+  assert.match(problems([{ ...pin("linux-x64-cuda"), integrity: "sha1-x" }, pin("linux-x64-cuda-ext")]).join(), /something else than package pins/);
 });

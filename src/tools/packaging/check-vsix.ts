@@ -2,6 +2,8 @@
 // binary of the target's format and architecture (read from its header, so a mislabelled file
 // cannot pass), exactly the target's node-llama-cpp prebuilts at the locked version, the
 // extension's entry points, nothing from sources, tests or caches, and a size within budget.
+import { isNpmPackagePin } from "../../extension/gpu-binaries/npm-package";
+import { GPU_PINS_FILE } from "../../extension/gpu-binaries/provide-gpu-packages";
 import { readBinaryKind } from "./binary-header";
 import { checkOurBuild } from "./our-build-check";
 import { TARGET_SPECS, type VsixTarget } from "./targets";
@@ -60,6 +62,7 @@ export function checkVsix(input: CheckInput): CheckReport {
     const version = versionOf(files.get(`node_modules/@node-llama-cpp/${name}/package.json`));
     if (version !== input.lockedVersion) problems.push(`@node-llama-cpp/${name}: ${version ? `version ${version}` : "missing"}, the lock says ${input.lockedVersion}`);
   }
+  problems.push(...checkGpuPins(spec.fetchedOnUse, files.get(`out/${GPU_PINS_FILE}`), input.lockedVersion));
   const engine = versionOf(files.get("node_modules/node-llama-cpp/package.json"));
   if (engine && engine !== input.lockedVersion) problems.push(`node-llama-cpp ${engine}, the lock says ${input.lockedVersion}`);
 
@@ -78,6 +81,23 @@ export function checkVsix(input: CheckInput): CheckReport {
   const megabytes = input.bytes / 1e6;
   if (megabytes > spec.budgetMegabytes) problems.push(`${megabytes.toFixed(1)} MB, over ${input.target}'s budget of ${spec.budgetMegabytes} MB`);
   return { problems, binaries, ourBuild: ours.builds.map((b) => `${b.folder}: ${b.variants.join(" ") || "no CPU variants"}`) };
+}
+
+/** The pins of the packages fetched on first use (CUDA): exactly the target's, at the lock's version, each with a sha512. */
+function checkGpuPins(expected: readonly string[], entry: VsixEntry | undefined, lockedVersion: string): string[] {
+  const where = `out/${GPU_PINS_FILE}`;
+  if (!entry?.text) return [`missing ${where}`];
+  let pins: unknown;
+  try {
+    pins = JSON.parse(entry.text);
+  } catch {
+    return [`${where} is not JSON`];
+  }
+  if (!Array.isArray(pins) || !pins.every(isNpmPackagePin)) return [`${where} holds something else than package pins`];
+  const names = pins.map((p) => p.name);
+  const wanted = expected.map((p) => `@node-llama-cpp/${p}`);
+  if (names.join() !== wanted.join()) return [`${where} pins ${names.join(", ") || "nothing"}; the target fetches ${wanted.join(", ") || "nothing"}`];
+  return pins.filter((p) => p.version !== lockedVersion).map((p) => `${where}: ${p.name} ${p.version}, the lock says ${lockedVersion}`);
 }
 
 function versionOf(entry: VsixEntry | undefined): string | undefined {

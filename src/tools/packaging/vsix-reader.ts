@@ -12,7 +12,7 @@ export interface VsixEntry {
   readonly text: string | undefined;
 }
 
-const WHOLE_FILE = /(^extension\/node_modules\/(@node-llama-cpp\/[^/]+|node-llama-cpp)\/package\.json$|^extension\/package\.json$|^extension\.vsixmanifest$)/;
+const WHOLE_FILE = /(^extension\/node_modules\/(@node-llama-cpp\/[^/]+|node-llama-cpp)\/package\.json$|^extension\/package\.json$|^extension\/out\/gpu-binaries\.json$|^extension\.vsixmanifest$)/;
 
 export function readVsix(path: string): Promise<VsixEntry[]> {
   return new Promise((resolve, reject) => {
