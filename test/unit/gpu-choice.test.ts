@@ -185,3 +185,11 @@ describe("a CUDA binary that was not fetched (gpu-binaries/)", () => {
     assert.equal(decision.binary, "vulkan");
   });
 });
+
+describe("gpu: cuda named on a machine without an NVIDIA driver, where nothing was fetched", () => {
+  it("says so in one notice (the probe is skipped, the shell fetched nothing)", () => {
+    const decision = decideGpu(input({ choice: "cuda", supported: [], attempts: [] }));
+    assert.equal(decision.binary, "cpu");
+    assert.match(decision.binary === "cpu" ? (decision.notice ?? "") : "", /no CUDA driver found/);
+  });
+});

@@ -57,6 +57,8 @@ export async function resolveGpu(request: GpuRequest): Promise<GpuDecision> {
   const attempts: GpuAttempt[] = [];
   for (const type of gpuTypesToTry(request.choice, supported).filter((t) => valid.has(t))) {
     const missing = type === "cuda" ? missingCudaBinary() : undefined;
+    // Without a driver the shell fetched nothing: a named `cuda` is then told "no CUDA driver found".
+    if (missing && !supported.includes("cuda")) continue;
     attempts.push(missing ? { type, loaded: false, notInstalled: true, error: missing } : await probeOnce(probeRequest(type)));
     if (decideGpu({ ...base, supported, attempts }).binary !== "cpu") break;
   }

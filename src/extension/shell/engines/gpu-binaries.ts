@@ -50,14 +50,15 @@ export class GpuBinaries {
   private async run(choice: GpuChoice): Promise<string> {
     const nodeLlamaCppDir = nodeLlamaCppPackageDir();
     if (!nodeLlamaCppDir) return "node-llama-cpp is not installed";
-    const nvidiaDriver = (await (await importNodeLlamaCpp()).getLlamaGpuTypes("supported")).includes("cuda");
-    const request = {
+    const base = {
       choice,
-      nvidiaDriver,
       pins: readGpuPins(join(this.context.extensionPath, "out", GPU_PINS_FILE)),
       storage: this.context.globalStorageUri.fsPath,
       nodeLlamaCppDir,
     };
+    // Asked of node-llama-cpp (driver and CUDA runtime, the test its `auto` makes) only when a binary is missing.
+    if (gpuPackagesDecision({ ...base, nvidiaDriver: true }).kind === "none") return "the CUDA binary is in place";
+    const request = { ...base, nvidiaDriver: (await (await importNodeLlamaCpp()).getLlamaGpuTypes("supported")).includes("cuda") };
     const decision = gpuPackagesDecision(request);
     if (decision.kind === "none") return decision.reason;
     if (decision.kind === "unavailable") return this.tell(decision.notice);
