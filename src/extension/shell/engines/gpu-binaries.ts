@@ -43,7 +43,13 @@ export class GpuBinaries {
   private provide(choice: GpuChoice): Promise<string> {
     if ((choice !== "auto" && choice !== "cuda") || cudaPackagesFor(process.platform, process.arch).length === 0) return Promise.resolve("no CUDA binary for this platform");
     if (this.failedNotice !== undefined) return Promise.resolve(this.failedNotice);
-    this.running ??= this.run(choice).finally(() => (this.running = undefined));
+    this.running ??= this.run(choice)
+      .catch((error: unknown) => {
+        // Never in the way of a load: the probe then decides without the fetched binary.
+        this.log.warn(`CUDA binary check failed: ${String(error)}`);
+        return `the CUDA binary check failed: ${error instanceof Error ? error.message : String(error)}`;
+      })
+      .finally(() => (this.running = undefined));
     return this.running;
   }
 
