@@ -13,6 +13,7 @@ import { runCli } from "../support/run-cli";
 interface Turn {
   readonly chat: number;
   readonly prefilled: number;
+  readonly cached: number;
   readonly contextFill: number;
   readonly capacity: number;
   readonly replyTokens: number;
@@ -58,6 +59,9 @@ describe("stateful-chat bench --peers --no-peer", () => {
       if (scenario.id === "b") {
         // Two panels: each turn is the first of its own chat.
         assert.deepEqual(turns.map((t) => t.chat), [0, 1]);
+      } else if (scenario.id === "c" || scenario.id === "e") {
+        // Equal terms (issue 40): the whole file is sent again every turn, so the second turn reuses the first's prompt and reply from the cache.
+        assert.ok(turns[1].cached >= turns[0].prefilled, `scenario ${scenario.id}: ${turns[1].cached} cached >= ${turns[0].prefilled}`);
       } else {
         // The second turn prefills only its new tokens, far fewer than the first.
         assert.ok(turns[1].prefilled < turns[0].prefilled, `scenario ${scenario.id}: ${turns[1].prefilled} < ${turns[0].prefilled}`);

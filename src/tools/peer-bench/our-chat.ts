@@ -47,7 +47,9 @@ export class OurChat {
       contextFill: stats.position,
       capacity: stats.capacity,
       note,
+      promptTokens: stats.cached + stats.prefilled,
       reply: stats.reply,
+      replyTokenIds: this.session.ledger.slice(stats.cached + stats.prefilled, stats.cached + stats.prefilled + stats.replyTokens),
     };
   }
 

@@ -102,6 +102,7 @@ export class PeerChat {
       reportedDecodeTokensPerSec: timings.predicted_per_second !== undefined ? Math.round(timings.predicted_per_second * 10) / 10 : undefined,
       speculation: peerSpeculation(timings),
       contextFill: cached + prefilled + replyTokens,
+      promptTokens: cached + prefilled,
       failed: streamError !== undefined && reply === "",
       note: streamError ?? (pruned > 0 ? `client dropped the ${pruned} oldest exchange(s) to fit the context` : undefined),
       reply,

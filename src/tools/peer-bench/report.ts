@@ -3,6 +3,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { PeerBenchResult } from "./run-peer-bench";
+import { equalTermsLine, identityLine } from "./equal-terms";
 import { SCENARIO_TITLES } from "./scenarios";
 import { compareSides, configSummaries, ratio, type ConfigSummary } from "./summary";
 import { lineChart } from "./svg-plot";
@@ -16,7 +17,8 @@ const orDash = (v: number | undefined, digits = 2) => (v === undefined ? "–" :
 function configRow(c: ConfigSummary): string {
   return (
     `| ${c.label} | ${withSpread(c.decode, c.repeats)} | ${withSpread(c.reportedDecode, c.repeats)} | ${withSpread(c.ttft, c.repeats)} ` +
-    `| ${orDash(c.acceptance)} | ${orDash(c.tokensPerStep)} | ${orDash(c.tokensPerChunk)} | ${c.prefilledPerTurn} | ${c.lastContextFill} | ${c.answered}/${c.turns} |`
+    `| ${orDash(c.acceptance)} | ${orDash(c.tokensPerStep)} | ${orDash(c.acceptedPerStep)} | ${orDash(c.msPerStep)} | ${orDash(c.verifyCost)} ` +
+    `| ${orDash(c.tokensPerChunk)} | ${c.prefilledPerTurn} | ${c.lastContextFill} | ${c.answered}/${c.turns} |`
   );
 }
 
@@ -28,13 +30,16 @@ export function markdownReport(result: PeerBenchResult, command: string, plotPre
     "",
     `Machine: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. Model: ${result.model}` +
       `${result.draftModel ? `, draft model ${result.draftModel}` : ""}. Greedy, ${s.maxTokens} tokens max per reply and ${s.turns} turns per scenario ` +
-      `(e: ${s.editMaxTokens} and ${s.editTurns}); ${s.repeats} alternated repeat(s) of ${s.specConfigs.join(", ")}` +
+      `(editing scenarios: ${s.editMaxTokens} and ${s.editTurns}, context ${s.editContextSize}); ${s.repeats} alternated repeat(s) of ${s.specConfigs.join(", ")}` +
       `${s.specConfigs.includes("peer:draft") ? ` (peer draft: --spec-draft-n-max ${s.peerDraftMax})` : ""}.`,
     `Ours: ${result.builds.ours}. Peer: ${result.builds.peer ?? "not run"}.`,
     "",
     "Decode is counted in tokens on both sides over the same client-side interval (first to last streamed chunk): ours TurnStats.replyTokens, " +
       "the peer's `predicted_n`. \"Own figure\": ours as the core's TurnStats (the CLI's turn events), the peer's `timings.predicted_per_second`. " +
-      "Medians over turns 2..n per run, then the median (min–max) over repeats.",
+      "Medians over turns 2..n per run, then the median (min–max) over repeats. Per step: accepted drafts per target (verify) step; " +
+      "ms per step is the client-side decode interval over the target steps (per token without speculation); verify cost is that ÷ the same side's " +
+      "ms per token without speculation (ours:off, peer:default). Equal terms: every run of a scenario was sent the same prompt token count per turn " +
+      "(ours: the ledger before the reply, the peer: cache_n + prompt_n), until one of its own earlier replies differed.",
     "",
     "**Thread sweep** (scenario a, ours:off vs peer:default, medians over turns 2..n; each side at each count):",
     "",
@@ -61,8 +66,10 @@ export function markdownReport(result: PeerBenchResult, command: string, plotPre
     lines.push(
       `**Scenario ${scenario.id}: ${SCENARIO_TITLES[scenario.id]}** (${scenario.turns} turns, ${scenario.maxTokens}-token replies, context ${scenario.contextSize} per chat)`,
       "",
-      "| configuration | decode tok/s | own figure tok/s | first token ms | acceptance | tokens per target step | tokens per chunk | prefilled per turn | context fill at the end | answered |",
-      "|---|---|---|---|---|---|---|---|---|---|",
+      `${equalTermsLine(scenario.equalTerms)}.`,
+      "",
+      "| configuration | decode tok/s | own figure tok/s | first token ms | acceptance | tokens per target step | accepted per verify step | ms per step | verify cost | tokens per chunk | prefilled per turn | context fill at the end | answered |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
       ...configs.map(configRow),
       "",
       `Best: ours ${cmp.oursBest?.label ?? "–"}, peer ${cmp.peerBest?.label ?? "–"}. Decode: ours best ÷ peer best ${ratio(cmp.oursBest?.decode.median, cmp.peerBest?.decode.median)}, ` +
@@ -70,6 +77,17 @@ export function markdownReport(result: PeerBenchResult, command: string, plotPre
         `ours best ÷ ours:off ${ratio(cmp.oursBest?.decode.median, cmp.oursOff?.decode.median)}. ` +
         `First token: ours best ÷ peer best ${ratio(cmp.oursBest?.ttft.median, cmp.peerBest?.ttft.median)}.`,
     );
+    if (scenario.identity.length > 0) {
+      const identical = scenario.identity.reduce((a, r) => a + r.identical, 0);
+      const compared = scenario.identity.reduce((a, r) => a + r.turns, 0);
+      const gaps = scenario.identity.flatMap((r) => r.differences).filter((d) => d.gap === undefined).length;
+      lines.push(
+        "",
+        `Greedy identity (each configuration against its side's run without speculation): ${identical}/${compared} replies identical, ` +
+          `${compared - identical} differing${gaps ? ` (${gaps} with the top-two gap not available)` : ""}.`,
+        ...scenario.identity.map((r) => `- ${identityLine(r)}`),
+      );
+    }
     const notes = configs.flatMap((c) => c.notes.map((n) => `${c.label}, ${n}`));
     if (notes.length > 0) lines.push("", ...notes.map((n) => `- ${n}`));
     lines.push(

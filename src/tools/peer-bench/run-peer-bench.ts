@@ -11,7 +11,8 @@ import { ensureLlamaServer, type PeerBinary } from "./llama-server-binary";
 import { LlamaServerProcess } from "./llama-server-process";
 import { machineInfo, processCpuMs, type MachineInfo } from "./machine-info";
 import { planScenarioRuns, type PeerVariant } from "./run-plan";
-import { runScenario, type ScenarioId } from "./scenarios";
+import { checkEqualTerms, equalTermsLine, greedyIdentity, withGaps, type EqualTermsCheck, type IdentityResult } from "./equal-terms";
+import { runScenario, scenarioEqualTerms, usesEditSettings, type ScenarioId } from "./scenarios";
 import { ourSide, peerSide, type ChatSettings } from "./sides";
 import { ourSpecRequest, peerSpecArgs, specLabel, type OurSpecMode, type PeerSpecMode, type SpecConfig } from "./spec-configs";
 import { median, round1, type Side, type TurnMeasure } from "./turn-measure";
@@ -24,16 +25,20 @@ export interface PeerBenchOptions {
   readonly peerDraftMax: number;
   readonly turns: number;
   readonly maxTokens: number;
-  /** Scenario e's turns and reply length. */
+  /** The editing scenarios' turns and reply length (e, e-incremental, the edit-* chats). */
   readonly editTurns: number;
   readonly editMaxTokens: number;
-  /** Context size of scenarios a–c and e. */
+  /** Context size of scenarios a–c. */
   readonly contextSize: number;
+  /** Context size of the editing scenarios (e sends the whole file every turn: 12 turns pass 8192). */
+  readonly editContextSize: number;
   /** Context size of scenario d (it must pass it). */
   readonly longContextSize: number;
   readonly threads: readonly number[];
   readonly sweepTurns: number;
   readonly peer: boolean;
+  /** A llama-server binary to use instead of building one under cacheDir. */
+  readonly peerBinary?: string;
   /** Run our engine in the bench's process instead of an engine host process. */
   readonly inProcess: boolean;
   readonly scenarios: readonly ScenarioId[];
@@ -70,6 +75,10 @@ export interface ScenarioResult {
   readonly maxTokens: number;
   /** In the order they ran. */
   readonly runs: readonly RunResult[];
+  /** Whether every run was sent the same prompts, turn by turn (equal-terms.ts). */
+  readonly equalTerms: EqualTermsCheck;
+  /** Each speculative configuration's replies against its side's run without speculation. */
+  readonly identity: readonly IdentityResult[];
 }
 
 export interface PeerBenchResult {
@@ -84,6 +93,7 @@ export interface PeerBenchResult {
     readonly editTurns: number;
     readonly editMaxTokens: number;
     readonly contextSize: number;
+    readonly editContextSize: number;
     readonly longContextSize: number;
     readonly repeats: number;
     readonly specConfigs: readonly string[];
@@ -133,6 +143,50 @@ async function withPeer<T>(
   }
 }
 
+/**
+ * Greedy identity, with the model's top-two probability gap at each run's first differing
+ * token of ours: a speculation-off engine prefills the baseline's prompt and reply up to there
+ * (loaded only when something differs).
+ */
+async function identityWithGaps(
+  options: PeerBenchOptions,
+  threads: number,
+  contextSize: number,
+  runs: readonly RunResult[],
+  prompts: WeakMap<TurnMeasure, readonly number[]>,
+  log: (line: string) => void,
+): Promise<IdentityResult[]> {
+  const identity = greedyIdentity(runs);
+  const ours = identity.filter((r) => r.differences.some((d) => d.token !== undefined));
+  if (ours.length === 0) return identity;
+  log(`  greedy identity: ${ours.reduce((a, r) => a + r.differences.length, 0)} differing repl(ies) of ours; top-two gaps from a speculation-off engine`);
+  const prefix = (result: IdentityResult, d: { turn: number; token?: number }) => {
+    const baseline = runs.find((r) => `${r.label} (repeat ${r.repeat})` === result.baseline);
+    const turn = baseline?.turns.find((t) => t.turn === d.turn);
+    const prompt = turn && prompts.get(turn);
+    return prompt && turn.replyTokenIds && d.token !== undefined ? [...prompt, ...turn.replyTokenIds.slice(0, d.token)] : undefined;
+  };
+  try {
+    return await withOurEngine(options, threads, contextSize, "off", async (engine) => {
+      const gapAt = async (tokens: readonly number[]) => {
+        const state = await engine.createState();
+        try {
+          if (!state.evaluateTopK) throw new Error("no evaluateTopK");
+          const top = await state.evaluateTopK(tokens, 2);
+          return top.length < 2 ? 1 : top[0][1] - top[1][1];
+        } finally {
+          await state.dispose();
+        }
+      };
+      const withGap = await withGaps(ours, prefix, gapAt);
+      return identity.map((r) => withGap.find((g) => g.label === r.label && g.repeat === r.repeat) ?? r);
+    });
+  } catch (error) {
+    log(`  greedy identity: gaps not available (${error instanceof Error ? error.message : String(error)})`);
+    return identity;
+  }
+}
+
 /** CPU used by a process while nothing runs, as % of one core over `ms`. */
 async function idleCpuPercent(pid: number, ms: number): Promise<number> {
   const before = pid === process.pid ? process.cpuUsage() : undefined;
@@ -152,10 +206,14 @@ const sweepPoint = (side: Side, threads: number, turns: readonly TurnMeasure[]):
 
 export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBenchResult> {
   const log = options.log;
-  const binary = options.peer ? await ensureLlamaServer(options.cacheDir, { log }) : undefined;
+  const binary: PeerBinary | undefined = !options.peer
+    ? undefined
+    : options.peerBinary
+      ? { path: options.peerBinary, build: `llama-server at ${options.peerBinary} (--peer-binary)` }
+      : await ensureLlamaServer(options.cacheDir, { log });
   const sweep: SweepPoint[] = [];
   let oursDetails = "";
-  const settingsFor = (id: ScenarioId): ChatSettings => ({ systemPrompt: options.systemPrompt, maxTokens: id === "e" ? options.editMaxTokens : options.maxTokens });
+  const settingsFor = (id: ScenarioId): ChatSettings => ({ systemPrompt: options.systemPrompt, maxTokens: usesEditSettings(id) ? options.editMaxTokens : options.maxTokens });
   const sweepRun = { turns: Math.max(2, options.sweepTurns) };
 
   for (const threads of options.threads) {
@@ -180,11 +238,12 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
   const scenarios: ScenarioResult[] = [];
   const idle: { ours: number; peer?: number } = { ours: 0 };
   for (const id of options.scenarios) {
-    const contextSize = id === "d" ? options.longContextSize : options.contextSize;
-    const turns = id === "e" ? options.editTurns : options.turns;
+    const contextSize = id === "d" ? options.longContextSize : usesEditSettings(id) ? options.editContextSize : options.contextSize;
+    const turns = usesEditSettings(id) ? options.editTurns : options.turns;
     const settings = settingsFor(id);
     const run = { turns, log: (line: string) => log(`  ${line}`) };
     const runs: RunResult[] = [];
+    const prompts = new WeakMap<TurnMeasure, readonly number[]>();
     const plan = planScenarioRuns(id, options.specConfigs, options.repeats, binary !== undefined && best.peer !== undefined);
     for (const [i, planned] of plan.entries()) {
       const step = `scenario ${id} [${i + 1}/${plan.length}] ${planned.label}, repeat ${planned.repeat}`;
@@ -193,7 +252,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
         log(`${step}: ${best.ours} thread(s), context ${contextSize}`);
         const mode = planned.config.mode;
         const measured = await withOurEngine(options, best.ours, contextSize, mode, async (engine, enginePid) => {
-          const result = await runScenario(id, ourSide(engine, settings), run);
+          const result = await runScenario(id, ourSide(engine, settings, prompts), run);
           if (measureIdle && mode === "off") idle.ours = await idleCpuPercent(enginePid, 10_000);
           return result;
         });
@@ -210,7 +269,11 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
         runs.push({ side: "peer", label: planned.label, config: specLabel(planned.config), main: planned.main, repeat: planned.repeat, threads: best.peer, turns: measured });
       }
     }
-    scenarios.push({ id, contextSize, turns, maxTokens: settings.maxTokens, runs });
+    const checked = runs.filter((r) => r.main);
+    const equalTerms = checkEqualTerms(checked, scenarioEqualTerms(id));
+    const identity = await identityWithGaps(options, best.ours, contextSize, checked, prompts, log);
+    log(`scenario ${id}: ${equalTermsLine(equalTerms)}`);
+    scenarios.push({ id, contextSize, turns, maxTokens: settings.maxTokens, runs, equalTerms, identity });
   }
 
   return {
@@ -225,6 +288,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<PeerBench
       editTurns: options.editTurns,
       editMaxTokens: options.editMaxTokens,
       contextSize: options.contextSize,
+      editContextSize: options.editContextSize,
       longContextSize: options.longContextSize,
       repeats: options.repeats,
       specConfigs: options.specConfigs.map(specLabel),

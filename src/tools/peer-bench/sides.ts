@@ -6,19 +6,31 @@ import type { LlamaServerProcess } from "./llama-server-process";
 import { OurChat } from "./our-chat";
 import { PeerChat } from "./peer-chat";
 import type { ScenarioSide } from "./scenarios";
+import type { TurnMeasure } from "./turn-measure";
 
 export interface ChatSettings {
   readonly systemPrompt: string;
   readonly maxTokens: number;
 }
 
-export function ourSide(engine: Engine, settings: ChatSettings): ScenarioSide {
+/**
+ * Our side; with `prompts`, each turn's measure is mapped to the prompt tokens the session held
+ * before the reply (kept out of the JSON: greedy identity's gap lookup needs them).
+ */
+export function ourSide(engine: Engine, settings: ChatSettings, prompts?: WeakMap<TurnMeasure, readonly number[]>): ScenarioSide {
   return {
     context: "incremental",
     countTokens: (text) => engine.tokenizer.encode(text, { specials: false }).length,
     open: async (chat) => {
       const ours = await OurChat.create(engine, { ...settings, chat });
-      return { send: (text, context) => ours.send(text, context), dispose: () => ours.dispose() };
+      return {
+        send: async (text, context) => {
+          const measure = await ours.send(text, context);
+          if (prompts && measure.promptTokens !== undefined) prompts.set(measure, ours.ledger.slice(0, measure.promptTokens));
+          return measure;
+        },
+        dispose: () => ours.dispose(),
+      };
     },
   };
 }

@@ -3,7 +3,7 @@
 // medians), each side's best configuration and the ratios between the sides.
 
 import type { RunResult, ScenarioResult } from "./run-peer-bench";
-import { median, round1, speculationSummary, spread, type Side, type Spread, type TurnMeasure } from "./turn-measure";
+import { median, msPerToken, round1, speculationSummary, spread, type Side, type Spread, type TurnMeasure } from "./turn-measure";
 
 export interface RunSummary {
   readonly label: string;
@@ -54,6 +54,12 @@ export interface ConfigSummary {
   readonly tokensPerChunk?: number;
   readonly acceptance?: number;
   readonly tokensPerStep?: number;
+  /** Drafted tokens kept per target (verify) step. */
+  readonly acceptedPerStep?: number;
+  /** Client-side decode ms per target step with speculation; per token (one step each) without. */
+  readonly msPerStep?: number;
+  /** msPerStep ÷ the same side's baseline (ours:off, peer:default) ms per token: what a verify step costs in plain steps. */
+  readonly verifyCost?: number;
   readonly prefilledPerTurn: number;
   readonly lastContextFill: number;
   readonly answered: number;
@@ -63,6 +69,15 @@ export interface ConfigSummary {
 
 /** Runs grouped by label, in the order each label first ran. */
 export function configSummaries(runs: readonly RunResult[]): ConfigSummary[] {
+  const summaries = groupSummaries(runs);
+  return summaries.map((c) => {
+    const baseline = summaries.find((b) => b.config === (c.side === "ours" ? "ours:off" : "peer:default") && b.main);
+    const verifyCost = c.acceptedPerStep !== undefined && c.msPerStep !== undefined && baseline?.msPerStep ? Math.round((c.msPerStep / baseline.msPerStep) * 100) / 100 : undefined;
+    return { ...c, verifyCost };
+  });
+}
+
+function groupSummaries(runs: readonly RunResult[]): ConfigSummary[] {
   const labels = [...new Set(runs.map((r) => r.label))];
   return labels.map((label) => {
     const group = runs.filter((r) => r.label === label);
@@ -84,6 +99,8 @@ export function configSummaries(runs: readonly RunResult[]): ConfigSummary[] {
       tokensPerChunk: chunks > 0 ? Math.round((tokens / chunks) * 100) / 100 : undefined,
       acceptance: speculation?.acceptance,
       tokensPerStep: speculation?.tokensPerStep,
+      acceptedPerStep: speculation?.acceptedPerStep,
+      msPerStep: speculation?.msPerStep ?? msPerToken(turns),
       prefilledPerTurn: round1(median(summaries.map((s) => s.prefilledPerTurn))),
       lastContextFill: round1(median(summaries.map((s) => s.lastContextFill))),
       answered: summaries.reduce((a, s) => a + s.answered, 0),

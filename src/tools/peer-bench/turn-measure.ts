@@ -45,6 +45,16 @@ export interface TurnMeasure {
   readonly note?: string;
   /** The turn got no answer. */
   readonly failed?: boolean;
+  /**
+   * Tokens of the whole prompt the side was sent for this turn (reused or evaluated): ours
+   * TurnStats.cached + prefilled (the ledger before the reply), the peer's `cache_n` +
+   * `prompt_n`. The equal-terms check compares them turn by turn.
+   */
+  readonly promptTokens?: number;
+  /** The reply's text (greedy identity and the equal-terms check compare it). */
+  readonly reply?: string;
+  /** Ours only: the reply's token ids as the ledger holds them (the first differing token). */
+  readonly replyTokenIds?: readonly number[];
 }
 
 export function round1(value: number): number {
@@ -71,13 +81,41 @@ export function spread(values: readonly number[]): Spread {
   return { median: round1(median(finite)), min: round1(Math.min(...finite)), max: round1(Math.max(...finite)) };
 }
 
-/** Acceptance (undefined when nothing was drafted) and tokens per target step, summed over turns; undefined without speculation stats. */
-export function speculationSummary(turns: readonly TurnMeasure[]): { acceptance?: number; tokensPerStep: number; drafted: number } | undefined {
+export interface SpeculationSummary {
+  /** Accepted ÷ drafted (undefined when nothing was drafted). */
+  readonly acceptance?: number;
+  readonly tokensPerStep: number;
+  /** Drafted tokens the target kept per target step (verify step). */
+  readonly acceptedPerStep: number;
+  /** Client-side decode time per target step (the first-to-last chunk interval over the steps after the first token's). */
+  readonly msPerStep?: number;
+  readonly drafted: number;
+}
+
+/** Acceptance, tokens and accepted drafts per target step, ms per step, summed over turns; undefined without speculation stats. */
+export function speculationSummary(turns: readonly TurnMeasure[]): SpeculationSummary | undefined {
   const withStats = turns.filter((t) => t.speculation && t.speculation.steps > 0);
   if (withStats.length === 0) return undefined;
   const drafted = withStats.reduce((a, t) => a + t.speculation!.drafted, 0);
   const accepted = withStats.reduce((a, t) => a + t.speculation!.accepted, 0);
   const steps = withStats.reduce((a, t) => a + t.speculation!.steps, 0);
   const tokens = withStats.reduce((a, t) => a + t.replyTokens, 0);
-  return { acceptance: drafted > 0 ? Math.round((accepted / drafted) * 1000) / 1000 : undefined, tokensPerStep: Math.round((tokens / steps) * 100) / 100, drafted };
+  // The first token comes with the prompt (both sides count its step): the first-to-last chunk interval spans the other steps.
+  const timed = withStats.filter((t) => t.decodeMs !== undefined && t.speculation!.steps > 1);
+  const ms = timed.reduce((a, t) => a + t.decodeMs!, 0);
+  const timedSteps = timed.reduce((a, t) => a + t.speculation!.steps - 1, 0);
+  return {
+    acceptance: drafted > 0 ? Math.round((accepted / drafted) * 1000) / 1000 : undefined,
+    tokensPerStep: Math.round((tokens / steps) * 100) / 100,
+    acceptedPerStep: Math.round((accepted / steps) * 100) / 100,
+    msPerStep: timedSteps > 0 ? Math.round((ms / timedSteps) * 100) / 100 : undefined,
+    drafted,
+  };
+}
+
+/** Client-side decode time per reply token after the first (a plain one-token step); undefined without timed tokens. */
+export function msPerToken(turns: readonly TurnMeasure[]): number | undefined {
+  const timed = turns.filter((t) => t.decodeMs !== undefined && t.replyTokens > 1);
+  const tokens = timed.reduce((a, t) => a + t.replyTokens - 1, 0);
+  return tokens > 0 ? Math.round((timed.reduce((a, t) => a + t.decodeMs!, 0) / tokens) * 100) / 100 : undefined;
 }
