@@ -9,7 +9,8 @@ import type { ComputeUnitsChoice, EngineRequest } from "../core/engine-options";
 import { BackendUnavailableError } from "../core/errors";
 import { LlamaEngine } from "./llamacpp/llama-engine";
 import { LlamaTokenizer } from "./llamacpp/llama-tokenizer";
-import { getLlamaRuntime } from "./llamacpp/node-llama-cpp";
+import { getLlamaRuntime, importNodeLlamaCpp } from "./llamacpp/node-llama-cpp";
+import { nodeLlamaCppPackageDir } from "./llamacpp/fast-build";
 import { RemoteEngine } from "./remote/remote-engine";
 import type { ServerStatusListener } from "../core/server-status";
 import { withSpeculation } from "./speculation";
@@ -124,3 +125,11 @@ export async function loadTokenizerOnly(backend: BackendName, modelPath: string)
   const model = await llama.loadModel({ modelPath, vocabOnly: true, gpuLayers: 0 });
   return { tokenizer: new LlamaTokenizer(model), dispose: () => model.dispose() };
 }
+
+/** What the CUDA fetch on first use (gpu-binaries/) needs to know of llama.cpp's runtime. */
+export const llamaCppRuntimeFacts = {
+  /** Where node-llama-cpp is installed (fetched packages are linked into its node_modules), or undefined. */
+  packageDir: (): string | undefined => nodeLlamaCppPackageDir(),
+  /** Whether node-llama-cpp finds an NVIDIA driver here (then a CUDA binary can serve). */
+  nvidiaDriverFound: async (): Promise<boolean> => (await (await importNodeLlamaCpp()).getLlamaGpuTypes("supported")).includes("cuda"),
+};

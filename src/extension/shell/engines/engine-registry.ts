@@ -74,7 +74,7 @@ export class EngineRegistry implements vscode.Disposable {
       server: { url: settings.server.url, kind: settings.server.kind },
     };
     const name = basename(modelPath);
-    if (settings.backend !== "remote") await this.gpuBinaries?.ensure(settings.gpu);
+    await this.gpuBinaries?.ensure(request);
     try {
       const loaded = await vscode.window.withProgress(
         {

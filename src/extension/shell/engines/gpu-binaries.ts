@@ -6,9 +6,8 @@
 
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { GpuChoice } from "../../core/engine-options";
-import { nodeLlamaCppPackageDir } from "../../backends/llamacpp/fast-build";
-import { importNodeLlamaCpp } from "../../backends/llamacpp/node-llama-cpp";
+import type { EngineRequest, GpuChoice } from "../../core/engine-options";
+import { llamaCppRuntimeFacts } from "../../backends/load-engine";
 import { cudaPackagesFor, RETRY_GPU_DOWNLOAD_COMMAND } from "../../gpu-binaries/gpu-packages";
 import { GPU_PINS_FILE, gpuPackagesDecision, noticeOf, provideGpuPackages, readGpuPins, type GpuFetchProgress } from "../../gpu-binaries/provide-gpu-packages";
 import { readSettings } from "../settings/settings";
@@ -25,9 +24,13 @@ export class GpuBinaries {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** Before an engine loads: fetch the CUDA binary when `choice` may use it and it is missing. Never throws. */
-  async ensure(choice: GpuChoice): Promise<void> {
-    await this.provide(choice);
+  /**
+   * Before an engine loads: fetch the CUDA binary when the request may use it and it is missing.
+   * A remote server's GPU is the server's own: nothing to fetch for it. Never throws.
+   */
+  async ensure(request: Pick<EngineRequest, "backend" | "gpu">): Promise<void> {
+    if (request.backend === "remote" || request.gpu === undefined) return;
+    await this.provide(request.gpu);
   }
 
   /** "Stateful Chat: Retry GPU Download": forget the failure and try now; the next load uses the binary. */
@@ -54,7 +57,7 @@ export class GpuBinaries {
   }
 
   private async run(choice: GpuChoice): Promise<string> {
-    const nodeLlamaCppDir = nodeLlamaCppPackageDir();
+    const nodeLlamaCppDir = llamaCppRuntimeFacts.packageDir();
     if (!nodeLlamaCppDir) return "node-llama-cpp is not installed";
     const base = {
       choice,
@@ -64,7 +67,7 @@ export class GpuBinaries {
     };
     // Asked of node-llama-cpp (driver and CUDA runtime, the test its `auto` makes) only when a binary is missing.
     if (gpuPackagesDecision({ ...base, nvidiaDriver: true }).kind === "none") return "the CUDA binary is in place";
-    const request = { ...base, nvidiaDriver: (await (await importNodeLlamaCpp()).getLlamaGpuTypes("supported")).includes("cuda") };
+    const request = { ...base, nvidiaDriver: await llamaCppRuntimeFacts.nvidiaDriverFound() };
     const decision = gpuPackagesDecision(request);
     if (decision.kind === "none") return decision.reason;
     if (decision.kind === "unavailable") return this.tell(decision.notice);
