@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import type { FrameLocator, Page } from "playwright-core";
+import { REQUIRE_FAST_BUILD_ENV } from "../support/our-llama-build";
 import { journey } from "./support/journey";
 import { startE2ESession, type E2ESession } from "./support/session";
 import { recordedLengths, recordStreamingLengths, stopOnFirstText } from "./support/stream-watch";
@@ -71,6 +72,11 @@ describe("chat in the workbench", { timeout: 30 * 60_000 }, () => {
     assert.ok(lengths[lengths.length - 1]! > lengths[0]!, `the text did not grow: ${lengths.join(",")}`);
     const text = await lastAssistant().locator(".entry-body").textContent();
     assert.ok((text ?? "").trim().length > 0, "empty reply");
+    // The model details (the model chip's tooltip) name the llama.cpp build that answered: with
+    // our build made on purpose (npm test), the installed VSIX must run it, not the prebuilt.
+    const details = (await chat.locator("[data-testid=model-status]").getAttribute("title")) ?? "";
+    console.log(`model details: ${details}`);
+    if (process.env[REQUIRE_FAST_BUILD_ENV] === "1") assert.match(details, /our build/, "the VSIX runs node-llama-cpp's prebuilt, not our build");
   });
 
   step("stops a long reply mid-way", async () => {
