@@ -1,11 +1,3 @@
-/** Small seeded PRNG (mulberry32) so randomized tests replay exactly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A small seeded PRNG (mulberry32) so randomized tests replay exactly: the one the bench's
+// editing chats are generated from.
+export { seededRandom } from "../../src/tools/peer-bench/seeded-random";

@@ -6,6 +6,8 @@
 // are fixed (what a correct reply says), never a model's reply, so every side and every run
 // gets exactly the same messages.
 
+import { seededRandom } from "./seeded-random";
+
 export const EDITING_CHAT_IDS = ["edit-rewrite", "edit-rename", "edit-param", "edit-fix"] as const;
 export type EditingChatId = (typeof EDITING_CHAT_IDS)[number];
 
@@ -17,18 +19,6 @@ export const EDITING_CHAT_TURNS = 12;
 
 /** Functions in each chat's module (eight of them are edited). */
 const FUNCTION_COUNT = 12;
-
-/** mulberry32: a tiny deterministic generator (the same numbers on every machine and run). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NOUNS = ["Order", "Invoice", "Parcel", "Ticket", "Sensor", "Reading", "Payment", "Refund", "Shipment", "Batch", "Sample", "Account", "Session", "Record", "Entry", "Voucher"];
 const NEW_NOUNS = ["Item", "Claim", "Signal", "Metric", "Charge", "Bundle", "Event", "Lot", "Probe", "Ledger", "Quote", "Slot"];
