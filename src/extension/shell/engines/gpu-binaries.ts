@@ -18,6 +18,8 @@ export class GpuBinaries {
   /** A failure already told: no new download, and no second notice, until the retry command. */
   private failedNotice: string | undefined;
   private running: Promise<string> | undefined;
+  /** node-llama-cpp's answer on the NVIDIA driver, asked once (not before every load); the retry asks again. */
+  private driverFound: Promise<boolean> | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -36,6 +38,7 @@ export class GpuBinaries {
   /** "Stateful Chat: Retry GPU Download": forget the failure and try now; the next load uses the binary. */
   async retry(): Promise<void> {
     this.failedNotice = undefined;
+    this.driverFound = undefined;
     const gpu = readSettings().gpu;
     // Asked for by name: fetched even when the setting is off (it then waits for gpu: auto or cuda).
     const outcome = await this.provide(gpu === "auto" ? "auto" : "cuda");
@@ -67,7 +70,11 @@ export class GpuBinaries {
     };
     // Asked of node-llama-cpp (driver and CUDA runtime, the test its `auto` makes) only when a binary is missing.
     if (gpuPackagesDecision({ ...base, nvidiaDriver: true }).kind === "none") return "the CUDA binary is in place";
-    const request = { ...base, nvidiaDriver: await llamaCppRuntimeFacts.nvidiaDriverFound() };
+    this.driverFound ??= llamaCppRuntimeFacts.nvidiaDriverFound().catch((error: unknown) => {
+      this.driverFound = undefined; // a failed question is asked again next time
+      throw error;
+    });
+    const request = { ...base, nvidiaDriver: await this.driverFound };
     const decision = gpuPackagesDecision(request);
     if (decision.kind === "none") return decision.reason;
     if (decision.kind === "unavailable") return this.tell(decision.notice);
