@@ -106,9 +106,10 @@ describe("draft policy", () => {
   });
 
   it("a long lookup match drafts where a short one does not", () => {
-    const policy = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    // A CPU where a batch of k costs 1 + k/2 decodes.
+    const policy = new DraftPolicy({ relative: Array.from({ length: 17 }, (_, k) => 1 + k / 2) }, { maxDraft: 16, gate: true });
     assert.equal(policy.draftLength(short, 16), 0);
-    assert.ok(policy.draftLength(long, 16) > 2, `${policy.draftLength(long, 16)}`);
+    assert.ok(policy.draftLength(long, 16) > 0, `${policy.draftLength(long, 16)}`);
   });
 
   it("drafts longer after acceptance and shorter after rejection, per match length", () => {
@@ -121,6 +122,31 @@ describe("draft policy", () => {
     assert.ok(high > start, `${high} > ${start}`);
     assert.ok(low < start, `${low} < ${start}`);
     assert.equal(policy.acceptanceRate(short), new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true }).acceptanceRate(short), "another class is untouched");
+  });
+
+  it("a drafted token is judged in the class of its own match length: a copy that runs on teaches long-match acceptance", () => {
+    const fromShort: DraftSource = { kind: "lookup", matchLength: 4 };
+    const fromLong: DraftSource = { kind: "lookup", matchLength: 20 };
+    const policy = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    const fresh = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    // Drafts that start on a 4-token match and are accepted whole: tokens 5..20 of a copy.
+    for (let i = 0; i < 6; i++) policy.record(fromShort, 16, 16);
+    assert.ok(policy.acceptanceRate(fromLong) > fresh.acceptanceRate(fromLong) + 0.05, `${policy.acceptanceRate(fromLong)} vs ${fresh.acceptanceRate(fromLong)}`);
+    assert.ok(policy.draftLength(fromLong, 16) > fresh.draftLength(fromLong, 16), "a long match now drafts longer");
+    // A rejection at the third drafted token counts against that token's class; later positions were never judged.
+    const rejected = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    const copying: DraftSource = { kind: "lookup", matchLength: 40 };
+    for (let i = 0; i < 6; i++) rejected.record(fromLong, 16, 2);
+    assert.ok(rejected.acceptanceRate(fromLong) < fresh.acceptanceRate(fromLong), `${rejected.acceptanceRate(fromLong)}`);
+    assert.equal(rejected.acceptanceRate(copying), fresh.acceptanceRate(copying));
+  });
+
+  it("a draft is long where the match will grow into a class that is accepted, though its first tokens are in a weaker one", () => {
+    const policy = new DraftPolicy(MIDDLING, { maxDraft: 16, gate: true });
+    const almostLong: DraftSource = { kind: "lookup", matchLength: 30 };
+    const longer: DraftSource = { kind: "lookup", matchLength: 40 };
+    for (let i = 0; i < 10; i++) policy.record(longer, 16, 16);
+    assert.equal(policy.draftLength(almostLong, 16), policy.draftLength(longer, 16), "two tokens in the weaker class do not cut the draft");
   });
 
   it("probes a long match the gate keeps closed, less often after each failed probe, and opens when probes are accepted", () => {
@@ -141,7 +167,10 @@ describe("draft policy", () => {
     };
     const failed = probesOver(2000, false);
     assert.ok(failed >= 2 && failed <= 7, `failed probes back off: ${failed} in 2000 plain tokens`);
-    assert.equal(policy.draftLength(short, 16), 0, "a short match is never probed");
+    const shortProbe = policy.draftLength(short, 16);
+    assert.ok(shortProbe > 0 && shortProbe <= 4, `each class is probed on its own clock: the short one, never probed, is probed now (${shortProbe})`);
+    policy.record(short, shortProbe, 0);
+    assert.equal(policy.draftLength(short, 16), 0, "and not again right after its probe failed");
     // Where batches cost about one decode, accepted probes open the gate for real drafts.
     const cheap = new DraftPolicy(CHEAP_BATCHES, { maxDraft: 16, gate: true });
     for (let i = 0; i < 20; i++) cheap.record(medium, 4, 0);
