@@ -66,7 +66,7 @@ async function replay(id: ScenarioId, engine: Engine, mode: SpeculativeMode): Pr
   let accepted = 0;
   let steps = 0;
   let replyTokens = 0;
-  const maxTokens = id === "e" ? 160 : 64;
+  const maxTokens = id === "e" ? 160 : id.startsWith("edit-") ? 192 : 64;
   const side: ScenarioSide = {
     context: "incremental",
     countTokens: (text) => engine.tokenizer.encode(text, { specials: false }).length,

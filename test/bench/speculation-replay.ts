@@ -19,6 +19,7 @@ import { loadEngine } from "../../src/extension/backends/load-engine";
 import { DraftPolicy, type DraftSource } from "../../src/extension/core/speculation/draft-policy";
 import { TokenMirror } from "../../src/extension/core/speculation/token-mirror";
 import type { VerifyCost } from "../../src/extension/core/speculation/verify-cost";
+import { CODING_QUESTIONS } from "../../src/tools/peer-bench/coding-questions";
 import { editingChat, EDITING_CHAT_IDS, type EditingChatId } from "../../src/tools/peer-bench/editing-chats";
 
 const { values } = parseArgs({
@@ -207,10 +208,11 @@ async function main(): Promise<void> {
   console.log("| scenario | turns | reply tokens | auto | lookup | ngram-mod (emulated) | oracle lookup |");
   console.log("|---|---|---|---|---|---|---|");
   for (const scenario of results.scenarios) {
-    if (!(EDITING_CHAT_IDS as readonly string[]).includes(scenario.id)) continue;
+    const editing = (EDITING_CHAT_IDS as readonly string[]).includes(scenario.id);
+    if (!editing && scenario.id !== "a") continue;
     const run = scenario.runs.find((r) => r.label === values.config && r.repeat === 1);
     if (!run) continue;
-    const messages = editingChat(scenario.id as EditingChatId, run.turns.length);
+    const messages = editing ? editingChat(scenario.id as EditingChatId, run.turns.length) : Array.from({ length: run.turns.length }, (_, i) => CODING_QUESTIONS[i % CODING_QUESTIONS.length]);
     const policies = { auto: ours(cost, true, maxDraft, switchCost).policy, lookup: ours(cost, false, maxDraft, switchCost).policy, ngramMod: ngramMod(relative), oracle: oracle(relative, maxDraft) };
     const totals = Object.fromEntries(Object.keys(policies).map((name) => [name, 0])) as Record<keyof typeof policies, number>;
     let tokens = 0;
