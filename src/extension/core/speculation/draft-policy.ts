@@ -1,8 +1,9 @@
 // How many tokens to draft next, decided per step from this conversation's own figures. A
 // verify batch of k drafted tokens costs cost(k) plain decodes (live-cost.ts: measured on this
-// conversation's steps, the one-time calibration until then); with a per-token acceptance
-// rate a it yields 1 + a + … + a^k tokens on average. The policy drafts the k with the most
-// tokens per unit of cost, and in `auto` nothing unless that beats a plain decode.
+// conversation's steps, the one-time calibration until then); with acceptance a_i for the
+// i-th drafted token it yields 1 + a_1 + a_1·a_2 + … tokens on average. The policy drafts
+// the k with the most tokens per unit of cost, and in `auto` nothing unless that beats a
+// plain decode.
 //
 // Acceptance is not one number per model. How well a lookup draft is accepted depends on how
 // long its match is (a reply that copies a function from the attached file matches dozens of
@@ -29,8 +30,9 @@ export interface DraftPolicyOptions {
   /** Explicit modes draft whenever a drafter has something; `auto` drafts only where it pays. */
   readonly gate: boolean;
   /**
-   * Required gain over a plain decode before drafting in auto mode (default 0). A positive
-   * margin cost speed where it was tried: learnt rates lag behind a reply that starts copying.
+   * Required gain over a plain decode before drafting in auto mode (default 0). A margin of
+   * 5% replayed slower on every editing chat: the learnt rates lag behind a reply that starts
+   * copying, so a draft that pays looks marginal when it is made.
    */
   readonly margin?: number;
 }
