@@ -8,7 +8,8 @@
 // of ten minutes of a real bench, for tuning; the bench on the real model stays the figure
 // that counts. Policies: ours `auto` and `lookup` (the real DraftPolicy and TokenMirror) and
 // an emulation of llama-server's `ngram-mod` (a 24-token context → next token table, drafts of
-// 48–64 only), all on the same cost curve.
+// 48–64 only), all on the same cost curve, beside an oracle that knows how much of each of
+// our lookup drafts the reply accepts.
 //
 // The conversation's tokens are rebuilt as each user message in Qwen's ChatML markers, then the
 // recorded reply: close to the ledger, not equal to it (the system prompt is left out).
@@ -62,18 +63,17 @@ function readCost(path: string, upTo: number): number[] {
   return relative;
 }
 
-type Policy = (prompt: readonly number[], reply: readonly number[]) => { cost: number; steps: number; verifySteps: number };
+/** What a policy spends on one reply after its prompt, in plain decodes. */
+type Policy = (prompt: readonly number[], reply: readonly number[]) => number;
 
 /** Ours: the real policy and mirror; `gate` is `auto`, without it `lookup`. */
-function ours(cost: VerifyCost, gate: boolean, maxDraft: number, switchCost: number): { policy: Policy; reset: () => void } {
-  let draftPolicy = new DraftPolicy(cost, { maxDraft, gate });
+function ours(cost: VerifyCost, gate: boolean, maxDraft: number, switchCost: number): Policy {
+  const draftPolicy = new DraftPolicy(cost, { maxDraft, gate });
   const mirror = new TokenMirror();
-  const policy: Policy = (prompt, reply) => {
+  return (prompt, reply) => {
     mirror.append(prompt);
     draftPolicy.newReply();
     let spent = 0;
-    let steps = 0;
-    let verifySteps = 0;
     // reply[0] comes from the prompt's prefill; each step after it starts from the last emitted token.
     let at = 1;
     let looping = false;
@@ -83,7 +83,6 @@ function ours(cost: VerifyCost, gate: boolean, maxDraft: number, switchCost: num
       const match = mirror.match([last], room);
       const source: DraftSource = { kind: "lookup", matchLength: match.matchLength };
       const k = match.tokens.length > 0 ? draftPolicy.draftLength(source, match.tokens.length) : 0;
-      steps++;
       if (k === 0) {
         draftPolicy.recordPlain(1, 1);
         mirror.append([last]);
@@ -93,7 +92,6 @@ function ours(cost: VerifyCost, gate: boolean, maxDraft: number, switchCost: num
         continue;
       }
       looping = false;
-      verifySteps++;
       const draft = match.tokens.slice(0, k);
       let agreed = 0;
       while (agreed < k && at + agreed < reply.length && draft[agreed] === reply[at + agreed]) agreed++;
@@ -105,9 +103,8 @@ function ours(cost: VerifyCost, gate: boolean, maxDraft: number, switchCost: num
       at += emitted;
     }
     mirror.append([reply[reply.length - 1]]);
-    return { cost: spent, steps, verifySteps };
+    return spent;
   };
-  return { policy, reset: () => (draftPolicy = new DraftPolicy(cost, { maxDraft, gate })) };
 }
 
 /** The bound for ours' drafter: knows how much of each lookup draft the reply will accept and picks the best length. */
@@ -116,8 +113,6 @@ function oracle(cost: readonly number[], maxDraft: number): Policy {
   return (prompt, reply) => {
     mirror.append(prompt);
     let spent = 0;
-    let steps = 0;
-    let verifySteps = 0;
     let at = 1;
     while (at < reply.length) {
       const last = reply[at - 1];
@@ -130,21 +125,19 @@ function oracle(cost: readonly number[], maxDraft: number): Policy {
         const gain = (Math.min(k, agreeable) + 1) / cost[k];
         if (gain > bestGain) [best, bestGain] = [k, gain];
       }
-      steps++;
       if (best === 0) {
         mirror.append([last]);
         spent += 1;
         at++;
         continue;
       }
-      verifySteps++;
       spent += cost[best];
       const emitted = Math.min(Math.min(best, agreeable) + 1, reply.length - at);
       mirror.append([last, ...reply.slice(at, at + emitted - 1)]);
       at += emitted;
     }
     mirror.append([reply[reply.length - 1]]);
-    return { cost: spent, steps, verifySteps };
+    return spent;
   };
 }
 
@@ -164,8 +157,6 @@ function ngramMod(cost: readonly number[]): Policy {
     history.push(...prompt);
     index();
     let spent = 0;
-    let steps = 0;
-    let verifySteps = 0;
     let at = 1;
     while (at < reply.length) {
       history.push(reply[at - 1]);
@@ -177,13 +168,11 @@ function ngramMod(cost: readonly number[]): Policy {
         if (next === undefined) break;
         draft.push(next);
       }
-      steps++;
       if (draft.length < MIN) {
         spent += 1;
         at++;
         continue;
       }
-      verifySteps++;
       let agreed = 0;
       while (agreed < draft.length && at + agreed < reply.length && draft[agreed] === reply[at + agreed]) agreed++;
       spent += cost[draft.length];
@@ -192,7 +181,7 @@ function ngramMod(cost: readonly number[]): Policy {
       at += emitted;
     }
     history.push(reply[reply.length - 1]);
-    return { cost: spent, steps, verifySteps };
+    return spent;
   };
 }
 
@@ -213,7 +202,7 @@ async function main(): Promise<void> {
     const run = scenario.runs.find((r) => r.label === values.config && r.repeat === 1);
     if (!run) continue;
     const messages = editing ? editingChat(scenario.id as EditingChatId, run.turns.length) : Array.from({ length: run.turns.length }, (_, i) => CODING_QUESTIONS[i % CODING_QUESTIONS.length]);
-    const policies = { auto: ours(cost, true, maxDraft, switchCost).policy, lookup: ours(cost, false, maxDraft, switchCost).policy, ngramMod: ngramMod(relative), oracle: oracle(relative, maxDraft) };
+    const policies = { auto: ours(cost, true, maxDraft, switchCost), lookup: ours(cost, false, maxDraft, switchCost), ngramMod: ngramMod(relative), oracle: oracle(relative, maxDraft) };
     const totals = Object.fromEntries(Object.keys(policies).map((name) => [name, 0])) as Record<keyof typeof policies, number>;
     let tokens = 0;
     for (const [i, turn] of run.turns.entries()) {
@@ -221,7 +210,7 @@ async function main(): Promise<void> {
       if (reply.length < 2) continue;
       const prompt = encode(`<|im_start|>user\n${messages[i]}<|im_end|>\n<|im_start|>assistant\n`);
       tokens += reply.length - 1;
-      for (const [name, policy] of Object.entries(policies)) totals[name as keyof typeof policies] += policy(prompt, reply).cost;
+      for (const [name, policy] of Object.entries(policies)) totals[name as keyof typeof policies] += policy(prompt, reply);
     }
     const speed = (name: keyof typeof policies) => `${(tokens / totals[name]).toFixed(2)}×`;
     console.log(`| ${scenario.id} | ${run.turns.length} | ${tokens} | ${speed("auto")} | ${speed("lookup")} | ${speed("ngramMod")} | ${speed("oracle")} |`);
