@@ -1,20 +1,12 @@
-// The GPU suite's device: Mesa's llvmpipe, a real Vulkan implementation on the CPU (Debian
-// mesa-vulkan-drivers; test/run-all.sh installs it). ggml skips CPU-type Vulkan devices
-// unless GGML_VK_VISIBLE_DEVICES names them, so this sets both variables before
-// node-llama-cpp loads (engine processes inherit them). A missing driver is a failure, never a skip.
+// The GPU suite's device: Mesa's llvmpipe (test/support/llvmpipe-driver.ts), named to ggml
+// before node-llama-cpp loads (engine processes inherit the variables).
 
-import { existsSync } from "node:fs";
 import { LlamaEngine } from "../../src/extension/backends/llamacpp/llama-engine";
 import type { Engine } from "../../src/extension/core/engine";
 import { defaultModelFile } from "../support/default-model";
+import { llvmpipeEnvironment } from "../support/llvmpipe-driver";
 
-export const LVP_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-
-if (!existsSync(process.env.VK_ICD_FILENAMES ?? LVP_ICD)) {
-  throw new Error(`Mesa's llvmpipe Vulkan driver is missing (${LVP_ICD}): apt-get install -y mesa-vulkan-drivers`);
-}
-process.env.VK_ICD_FILENAMES ??= LVP_ICD;
-process.env.GGML_VK_VISIBLE_DEVICES ??= "0";
+Object.assign(process.env, llvmpipeEnvironment());
 
 /** Small: llvmpipe computes every kernel on the CPU. */
 export const GPU_CONTEXT = 512;

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { buildRunsOnThisCpu, CPU_SIGNATURE_FILE } from "../../src/extension/backends/llamacpp/cpu-signature";
-import { buildOptionsOf, FAST_BUILD_CMAKE_OPTIONS, findFastBuild, llamaBuildLabel, PORTABLE_BUILD_CMAKE_OPTIONS } from "../../src/extension/backends/llamacpp/fast-build";
+import { buildOptionsOf, FAST_BUILD_CMAKE_OPTIONS, fastBuildCmakeOptions, findFastBuild, llamaBuildLabel, PORTABLE_BUILD_CMAKE_OPTIONS, portableBuildCmakeOptions, portableBuildSupported } from "../../src/extension/backends/llamacpp/fast-build";
+import { buildUnsupportedHere } from "../../src/tools/llama-build/fast-llama-build";
 import { cpuVariantInMaps } from "../../src/extension/backends/llamacpp/cpu-variant";
 
 async function fakeBuild(root: string, name: string, options: Record<string, string>, complete = true): Promise<string> {
@@ -73,3 +74,41 @@ describe("which of our builds serves", () => {
     assert.equal(cpuVariantInMaps("7f20-7f30 r-xp 0 0 1 /x/bins/libggml-cpu-armv8.2_1.so"), "armv8.2_1");
   });
 });
+
+describe("our build on each platform", () => {
+  it("keeps linux-x64's options exactly (the cached builds and their folder names hang on them)", () => {
+    assert.deepEqual(fastBuildCmakeOptions("linux", "x64"), {
+      GGML_OPENMP: "OFF",
+      CMAKE_C_FLAGS_RELEASE: "-O3 -DNDEBUG -mno-amx-tile -mno-amx-int8 -mno-amx-bf16",
+      CMAKE_CXX_FLAGS_RELEASE: "-O3 -DNDEBUG -mno-amx-tile -mno-amx-int8 -mno-amx-bf16",
+      STATEFUL_CHAT_LLAMA_CPP: FAST_BUILD_CMAKE_OPTIONS.STATEFUL_CHAT_LLAMA_CPP,
+      STATEFUL_CHAT_PATCHES: FAST_BUILD_CMAKE_OPTIONS.STATEFUL_CHAT_PATCHES,
+    });
+    assert.deepEqual(Object.keys(portableBuildCmakeOptions("linux", "x64")).slice(-3), ["GGML_NATIVE", "GGML_BACKEND_DL", "GGML_CPU_ALL_VARIANTS"]);
+  });
+
+  it("sets no x86 flag where the compiler would refuse it: arm64, and MSVC on Windows", () => {
+    for (const [platform, arch] of [["linux", "arm64"], ["darwin", "arm64"], ["win32", "x64"]] as const) {
+      const options = portableBuildCmakeOptions(platform, arch);
+      assert.equal(options.CMAKE_C_FLAGS_RELEASE, undefined, `${platform}-${arch}`);
+      assert.equal(options.CMAKE_CXX_FLAGS_RELEASE, undefined, `${platform}-${arch}`);
+      assert.equal(options.GGML_CPU_ALL_VARIANTS, "ON");
+    }
+    assert.match(fastBuildCmakeOptions("darwin", "x64").CMAKE_CXX_FLAGS_RELEASE ?? "", /-mno-amx-tile/);
+  });
+
+  it("is made where ggml builds CPU variants; the native one on linux-x64 only", () => {
+    assert.deepEqual(
+      ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64", "win32-x64", "win32-arm64", "linux-ppc64"].filter((t) => {
+        const [platform, arch] = t.split("-") as [NodeJS.Platform, string];
+        return portableBuildSupported(platform, arch);
+      }),
+      ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64", "win32-x64"],
+    );
+    assert.equal(buildUnsupportedHere("portable", "win32", "x64"), undefined);
+    assert.match(buildUnsupportedHere("portable", "win32", "arm64") ?? "", /ggml builds no CPU variants on win32-arm64: node-llama-cpp's prebuilt serves there/);
+    assert.equal(buildUnsupportedHere("native", "linux", "x64"), undefined);
+    assert.match(buildUnsupportedHere("native", "darwin", "arm64") ?? "", /native threadpool build is made on linux-x64 only/);
+  });
+});
+

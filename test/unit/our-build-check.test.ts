@@ -3,7 +3,9 @@
 // of the target's format and architecture, the baseline variant among them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkOurBuild, LOCAL_BUILDS } from "../../src/tools/packaging/our-build-check";
+import { BASELINE_CPU_VARIANT, checkOurBuild, LOCAL_BUILDS } from "../../src/tools/packaging/our-build-check";
+import { portableBuildSupported } from "../../src/extension/backends/llamacpp/fast-build";
+import { TARGET_SPECS, VSIX_TARGETS } from "../../src/tools/packaging/targets";
 import { unshippedInside } from "../../src/tools/packaging/stage";
 import type { VsixEntry } from "../../src/tools/packaging/vsix-reader";
 
@@ -73,3 +75,13 @@ test("staging ships only the named local build of node-llama-cpp", () => {
   assert.equal(unshippedInside("node-llama-cpp", "llama/llama.cpp", "linux-x64-portable"), true);
   assert.equal(unshippedInside("other", "llama/localBuilds/x", undefined), false);
 });
+
+test("every target with a portable build of ours has a baseline variant to require", () => {
+  for (const target of VSIX_TARGETS) {
+    const spec = TARGET_SPECS[target];
+    const platform = target.split("-")[0] as NodeJS.Platform;
+    if (portableBuildSupported(platform, spec.arch)) assert.ok(BASELINE_CPU_VARIANT[target], `${target} has no baseline variant`);
+    else assert.equal(BASELINE_CPU_VARIANT[target], undefined, `${target} has no portable build`);
+  }
+});
+

@@ -96,3 +96,16 @@ test("the CUDA pins the extension fetches on first use: exactly the target's, at
   assert.match(problems([pin("linux-x64-cuda", "3.20.0"), pin("linux-x64-cuda-ext")]).join(), /linux-x64-cuda 3\.20\.0, the lock says 3\.21\.1/);
   assert.match(problems([{ ...pin("linux-x64-cuda"), integrity: "sha1-x" }, pin("linux-x64-cuda-ext")]).join(), /something else than package pins/);
 });
+
+test("a release job that built our portable llama.cpp must ship it (--expect-our-build)", () => {
+  const input = { target: "darwin-arm64" as const, bytes: 7e6, lockedVersion: VERSION, expectOurBuild: true };
+  assert.match(checkVsix({ ...input, entries: darwinArm64() }).problems.join("\n"), /no portable llama\.cpp build of ours \(node out\/cli\.js build-llama --portable on a darwin-arm64 machine/);
+  const build = "extension/node_modules/node-llama-cpp/llama/localBuilds/mac-arm64-portable/Release";
+  const withBuild = [
+    ...darwinArm64(),
+    ...["llama-addon.node", "libggml-base.dylib", "libggml-cpu-apple_m1.so", "libggml-cpu-apple_m4.so"].map((name) => entry(`${build}/${name}`, machOArm64())),
+  ];
+  assert.deepEqual(checkVsix({ ...input, entries: withBuild }).problems, []);
+  const withoutBaseline = withBuild.filter((e) => !e.name.endsWith("apple_m1.so"));
+  assert.match(checkVsix({ ...input, entries: withoutBaseline }).problems.join("\n"), /lacks the baseline CPU variant apple_m1/);
+});

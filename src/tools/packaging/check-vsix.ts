@@ -19,6 +19,8 @@ export interface CheckInput {
   readonly expectCoremlAddon?: boolean;
   /** Installed only on the machine that built it: our native llama.cpp build may be in it. */
   readonly forThisMachine?: boolean;
+  /** The release job built our portable llama.cpp on the target's platform: the VSIX must carry it. */
+  readonly expectOurBuild?: boolean;
 }
 
 export const COREML_ADDON = "native/build/Release/stateful_chat_coreml.node";
@@ -78,6 +80,9 @@ export function checkVsix(input: CheckInput): CheckReport {
   if (binaries.length === 0) problems.push("no native binary at all");
   const ours = checkOurBuild(input.target, files, input.forThisMachine);
   problems.push(...ours.problems);
+  if (input.expectOurBuild && !ours.builds.some((b) => b.variants.length > 0)) {
+    problems.push(`no portable llama.cpp build of ours (node out/cli.js build-llama --portable on a ${input.target} machine, before packaging)`);
+  }
   const megabytes = input.bytes / 1e6;
   if (megabytes > spec.budgetMegabytes) problems.push(`${megabytes.toFixed(1)} MB, over ${input.target}'s budget of ${spec.budgetMegabytes} MB`);
   return { problems, binaries, ourBuild: ours.builds.map((b) => `${b.folder}: ${b.variants.join(" ") || "no CPU variants"}`) };

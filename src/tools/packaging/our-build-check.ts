@@ -14,6 +14,8 @@ export const BASELINE_CPU_VARIANT: Readonly<Partial<Record<VsixTarget, string>>>
   "linux-x64": "x64",
   "win32-x64": "x64",
   "linux-arm64": "armv8.0_1",
+  "darwin-x64": "x64",
+  "darwin-arm64": "apple_m1",
 };
 
 const VARIANT_FILE = /^Release\/(?:lib)?ggml-cpu-([^/]+)\.(?:so|dll|dylib)$/;

@@ -5,7 +5,9 @@
 # fetched from the npm registry and verified against package-lock.json), each opened and
 # checked by check:vsix. linux-x64's carries our llama.cpp build, portable (every x86-64 ISA
 # variant of ggml's CPU backend; built here once, then cached in .cache/llama-build), never the
-# native one.   src/tools/packaging/release-linux.sh [OUT_DIR]   (default .cache/release)
+# native one; the others carry the prebuilt when packaged here (the release workflow packages
+# linux-arm64 and win32-x64 on their own runners, with our build: RELEASE_TARGETS names the
+# targets this script packages).   src/tools/packaging/release-linux.sh [OUT_DIR]   (default .cache/release)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out="${1:-.cache/release}"
@@ -21,7 +23,10 @@ node esbuild.mjs
 node out/cli.js build-llama --portable --required
 
 echo "== VSIXs for Linux and Windows"
-npm run --silent package -- --target linux-x64 --target linux-arm64 --target win32-x64 --target win32-arm64 --out "$out"
+read -r -a targets <<< "${RELEASE_TARGETS:-linux-x64 linux-arm64 win32-x64 win32-arm64}"
+target_args=()
+for target in "${targets[@]}"; do target_args+=(--target "$target"); done
+npm run --silent package -- "${target_args[@]}" --out "$out"
 
 echo "== check:vsix"
 npm run --silent check:vsix -- "$out"/stateful-chat-*.vsix

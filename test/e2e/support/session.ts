@@ -33,6 +33,8 @@ export interface E2ESession {
   readonly folder: string;
   /** code-server's user data (settings, logs, the extensions' global storage). */
   readonly userDataDir: string;
+  /** Where code-server installed the VSIX (`--extensions-dir`). */
+  readonly extensionsDir: string;
   /** What a failed step should report: the workbench's notifications and the extension's logs. */
   diagnostics(): Promise<string>;
   close(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startE2ESession(name: string, settings: Record<string, unk
     artifacts: join(paths.repo, "test-artifacts"),
     folder,
     userDataDir: scratch.userDataDir,
+    extensionsDir: scratch.extensionsDir,
     diagnostics: () => diagnostics(opened.page, join(scratch.userDataDir, "logs"), consoleErrors),
     close: async () => {
       await opened.close();

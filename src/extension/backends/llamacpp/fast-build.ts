@@ -19,37 +19,56 @@ import { buildRunsOnThisCpu } from "./cpu-signature";
 export const NO_AMX_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
 
 /**
- * The cmake options of our build. node-llama-cpp looks a local build up by its options,
- * so the loader asks for exactly these. OpenMP stays off: the patched addon attaches its
- * own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
+ * The cmake options of our build on a platform. node-llama-cpp looks a local build up by its
+ * options, so the loader asks for exactly these. OpenMP stays off: the patched addon attaches
+ * its own persistent ggml threadpool instead. STATEFUL_CHAT_LLAMA_CPP (unused by cmake) names
  * the llama.cpp source the build came from, so that a build from another source (such as
  * the older one node-llama-cpp bundles) is never taken for ours. STATEFUL_CHAT_PATCHES
  * (unused by cmake too) names the patch set, so a build made before a patch was added is not
  * taken for ours either: its folder name differs, and the next build-llama rebuilds. (A change
  * inside a patch is caught by build-llama's build key, a hash of every patch's text.)
+ * AMX is left out (NO_AMX_FLAGS) where the compiler is GCC or clang on x86-64; arm64 has none,
+ * and MSVC (Windows) neither takes those flags nor builds ggml's AMX code, so there cmake's own
+ * Release flags stand.
  */
-export const FAST_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
-  GGML_OPENMP: "OFF",
-  // Without AMX (NO_AMX_FLAGS). The per-configuration flags, because cmake-js sets
-  // CMAKE_CXX_FLAGS itself (-DBUILDING_NODE_EXTENSION) and would replace ours.
-  CMAKE_C_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
-  CMAKE_CXX_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`,
-  STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
-  STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.batch-threads.fa-grouped",
-};
+export function fastBuildCmakeOptions(platform: NodeJS.Platform = process.platform, arch: string = process.arch): Readonly<Record<string, string>> {
+  const leavesOutAmx = arch === "x64" && platform !== "win32";
+  return {
+    GGML_OPENMP: "OFF",
+    // The per-configuration flags, because cmake-js sets CMAKE_CXX_FLAGS itself
+    // (-DBUILDING_NODE_EXTENSION) and would replace ours.
+    ...(leavesOutAmx ? { CMAKE_C_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}`, CMAKE_CXX_FLAGS_RELEASE: `-O3 -DNDEBUG ${NO_AMX_FLAGS}` } : {}),
+    STATEFUL_CHAT_LLAMA_CPP: LLAMA_CPP_SDIST.version,
+    STATEFUL_CHAT_PATCHES: "threadpool.generate.verify.kv-range.batch-threads.fa-grouped",
+  };
+}
 
 /**
  * The portable variant of our build, the one a VSIX ships: the same patches and options, but
- * ggml's CPU backend as one shared library per x86-64 ISA level (libggml-cpu-x64, -sse42, …,
- * -zen4), the best one this CPU supports picked by ggml at load (GGML_BACKEND_DL with
- * GGML_CPU_ALL_VARIANTS), as node-llama-cpp's prebuilt is built. No CPU signature applies.
+ * ggml's CPU backend as one shared library per ISA level (x86-64: libggml-cpu-x64, -sse42, …,
+ * -zen4; arm64 Linux: armv8.0_1 …; Apple silicon: apple_m1 …), the best one this CPU supports
+ * picked by ggml at load (GGML_BACKEND_DL with GGML_CPU_ALL_VARIANTS), as node-llama-cpp's
+ * prebuilt is built. No CPU signature applies.
  */
-export const PORTABLE_BUILD_CMAKE_OPTIONS: Readonly<Record<string, string>> = {
-  ...FAST_BUILD_CMAKE_OPTIONS,
-  GGML_NATIVE: "OFF",
-  GGML_BACKEND_DL: "ON",
-  GGML_CPU_ALL_VARIANTS: "ON",
-};
+export function portableBuildCmakeOptions(platform: NodeJS.Platform = process.platform, arch: string = process.arch): Readonly<Record<string, string>> {
+  return { ...fastBuildCmakeOptions(platform, arch), GGML_NATIVE: "OFF", GGML_BACKEND_DL: "ON", GGML_CPU_ALL_VARIANTS: "ON" };
+}
+
+/** This platform's options of our build (native, -march=native). */
+export const FAST_BUILD_CMAKE_OPTIONS = fastBuildCmakeOptions();
+/** This platform's options of our portable build. */
+export const PORTABLE_BUILD_CMAKE_OPTIONS = portableBuildCmakeOptions();
+
+/**
+ * Where ggml builds its CPU backend in ISA variants (GGML_CPU_ALL_VARIANTS in
+ * ggml/src/CMakeLists.txt): x86-64 on every OS, arm64 on Linux and macOS (Windows on arm64
+ * is refused by ggml's cmake). Elsewhere there is no portable build of ours: the prebuilt serves.
+ */
+export function portableBuildSupported(platform: NodeJS.Platform = process.platform, arch: string = process.arch): boolean {
+  if (arch === "x64") return platform === "linux" || platform === "darwin" || platform === "win32";
+  if (arch === "arm64") return platform === "linux" || platform === "darwin";
+  return false;
+}
 
 /** Which llama.cpp binary serves: ours for this CPU, ours in every ISA variant, or node-llama-cpp's. */
 export type LlamaBuildKind = "native" | "portable" | "prebuilt";
@@ -109,9 +128,9 @@ function localBuildsDir(from: string = __dirname): string | undefined {
 /**
  * Which of our builds to load: the native one when it is here and fits this CPU (a dev checkout),
  * else the portable one when it is here (a VSIX; ggml picks the CPU variant at load), else none
- * (node-llama-cpp's prebuilt). STATEFUL_CHAT_LLAMA_BUILD=prebuilt loads the prebuilt (what macOS,
- * Windows and machines without a compiler run), =portable the portable build, so the bench and
- * the packaging check can measure either path.
+ * (node-llama-cpp's prebuilt). STATEFUL_CHAT_LLAMA_BUILD=prebuilt loads the prebuilt (what a
+ * target without a build of ours runs), =portable the portable build, so the bench and the
+ * packaging check can measure either path.
  */
 export function fastBuildToLoad(): "native" | "portable" | undefined {
   const asked = process.env.STATEFUL_CHAT_LLAMA_BUILD;
