@@ -14,6 +14,7 @@ import { hasNativeReplyLoop } from "./native-reply-loop";
 import { batchThreadCount, batchThreadsSettable } from "./batch-threads";
 import { calibratedThreads } from "./thread-calibration";
 import { describeLlamaBuild, getLlamaRuntime, takeRecentLlamaErrors, type LlamaModel } from "./node-llama-cpp";
+import { flashAttentionFor, flashAttentionNote } from "./flash-attention";
 
 export interface LlamaEngineOptions {
   readonly modelPath: string;
@@ -123,7 +124,7 @@ export class LlamaEngine implements Engine {
       details:
         compute === "cpu"
           ? `llama.cpp CPU (${build})${why}, ${threadSummary}${threadNote}, context ${capacity}`
-          : `llama.cpp ${placement.summary} (${build}), ${threadSummary}, context ${capacity}`,
+          : `llama.cpp ${placement.summary} (${build}${flashAttentionNote(flashAttentionFor(placement))}), ${threadSummary}, context ${capacity}`,
       placement,
     };
     const notice = gpu.binary === "cpu" ? gpu.notice : undefined;
@@ -137,7 +138,7 @@ export class LlamaEngine implements Engine {
     const llama = this.model.llama;
     const [needed, device] = await Promise.all([
       this.model.fileInsights
-        .estimateContextResourceRequirementsV2({ contextSize: this.info.capacity, modelGpuLayers: placement.layersOffloaded, batchSize, sequences: 1, flashAttention: "auto" })
+        .estimateContextResourceRequirementsV2({ contextSize: this.info.capacity, modelGpuLayers: placement.layersOffloaded, batchSize, sequences: 1, flashAttention: flashAttentionFor(placement) !== false })
         .then((r) => r.gpuVram),
       llama.getVramState(),
     ]);
@@ -159,7 +160,11 @@ export class LlamaEngine implements Engine {
     if (refusal) throw new DeviceMemoryError(refusal);
     let state: LlamaKvState;
     try {
-      state = await LlamaKvState.create(this.model, { contextSize: this.info.capacity, threads: this.threads, batchThreads: this.batchThreads, batchSize }, () => this.states.delete(state));
+      state = await LlamaKvState.create(
+        this.model,
+        { contextSize: this.info.capacity, threads: this.threads, batchThreads: this.batchThreads, batchSize, flashAttention: flashAttentionFor(this.info.placement) },
+        () => this.states.delete(state),
+      );
     } catch (error) {
       // node-llama-cpp's own memory check (its estimate against the device's and the RAM's free memory).
       if (error instanceof Error && error.constructor.name === "InsufficientMemoryError") throw new DeviceMemoryError(`${error.message} (${this.states.size} chats open). Close a chat or lower statefulChat.contextSize.`);

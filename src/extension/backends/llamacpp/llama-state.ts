@@ -17,6 +17,7 @@ import { replyRunStartingLater } from "../../core/reply-run";
 import { setBatchThreads } from "./batch-threads";
 import { kvDeltas, type KvDeltas } from "./kv-deltas";
 import { kvCachePositions, nativeReplyLoop, nativeVerify, type KvCachePositions, type NativeReplyLoop, type NativeVerify } from "./native-reply-loop";
+import type { FlashAttentionChoice } from "./flash-attention";
 
 type GenerateNextOptions = Extract<ControlledEvaluateInputItem, readonly unknown[]>[1]["generateNext"];
 
@@ -27,6 +28,8 @@ export interface LlamaStateOptions {
   /** Threads for batches of more than one token (prompts, verification), where the binary allows (batch-threads.ts). */
   readonly batchThreads?: number;
   readonly batchSize: number;
+  /** flash-attention.ts: "auto" (the default) but on a device whose driver crashes in its shader. */
+  readonly flashAttention?: FlashAttentionChoice;
 }
 
 export class LlamaKvState implements KvState {
@@ -76,8 +79,8 @@ export class LlamaKvState implements KvState {
       // other matrix kernels, and greedy replies after a re-prefill diverged from the cached
       // ones without a near-tie (engine-crash and template tests). Off also decodes faster
       // on this 2-core Xeon at long contexts (2,261 cached tokens: 40-46 tok/s vs 19), a
-      // trade we do not take against invariant 1.
-      flashAttention: "auto",
+      // trade we do not take against invariant 1. (Off only where flash-attention.ts says.)
+      flashAttention: options.flashAttention ?? "auto",
     });
     const sequence = context.getSequence({
       contextShift: {
