@@ -14,11 +14,9 @@ import { readVsix } from "./vsix-reader";
 
 const repo = resolve(import.meta.dirname, "..", "..", "..");
 
-interface CheckFlags {
-  readonly expectAddon: boolean;
-  readonly forThisMachine: boolean;
-  readonly expectOurBuild: boolean;
-}
+/** The command's options, one source for parsing them and for the usage error. */
+const FLAG_OPTIONS = { "--expect-coreml-addon": "expectAddon", "--for-this-machine": "forThisMachine", "--expect-our-build": "expectOurBuild" } as const;
+type CheckFlags = Readonly<Record<(typeof FLAG_OPTIONS)[keyof typeof FLAG_OPTIONS], boolean>>;
 
 async function checkFile(path: string, lockedVersion: string, flags: CheckFlags): Promise<boolean> {
   const entries = await readVsix(path);
@@ -44,13 +42,10 @@ async function main(): Promise<void> {
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
   const lockedVersion = lock.packages["node_modules/node-llama-cpp"]?.version ?? "";
   const args = process.argv.slice(2);
-  const unknown = args.filter((arg) => arg.startsWith("--") && !["--expect-coreml-addon", "--for-this-machine", "--expect-our-build"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(", ")}: check:vsix takes --expect-coreml-addon, --for-this-machine, --expect-our-build and VSIX files`);
-  const flags: CheckFlags = {
-    expectAddon: args.includes("--expect-coreml-addon"),
-    forThisMachine: args.includes("--for-this-machine"),
-    expectOurBuild: args.includes("--expect-our-build"),
-  };
+  const options = Object.keys(FLAG_OPTIONS);
+  const unknown = args.filter((arg) => arg.startsWith("--") && !options.includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(", ")}: check:vsix takes ${options.join(", ")} and VSIX files`);
+  const flags = Object.fromEntries(Object.entries(FLAG_OPTIONS).map(([option, flag]) => [flag, args.includes(option)])) as CheckFlags;
   const named = args.filter((arg) => !arg.startsWith("--")).map((file) => resolve(file));
   const files = named.length > 0 ? named : VSIX_TARGETS.map((t) => join(repo, `stateful-chat-${t}.vsix`)).filter((f) => existsSync(f));
   if (files.length === 0) throw new Error("no VSIX to check: run npm run package:all, or name the files");
