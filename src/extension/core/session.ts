@@ -9,6 +9,7 @@ import { CancelledError, CapacityError, DisposedError } from "./errors";
 import { Ledger } from "./ledger";
 import { backendReply, type BackendReplyEnd, type BackendReplyPort } from "./backend-reply";
 import { cacheMismatch, type CacheCheck } from "./cache-check";
+import { loadSnapshotInto, saveSnapshotDelta, saveWholeSnapshot, type SnapshotHolder } from "./session-snapshot";
 import type { GenerateOptions, StopReason } from "./generation";
 
 /** A prefill's progress: `done` of `total` tokens evaluated (Session.prefill). */
@@ -303,8 +304,7 @@ export class Session {
    */
   async saveSnapshot(path: string): Promise<number | undefined> {
     this.assertUsable();
-    const saveable = this.state.saveSnapshot && this.position > 0 && this.ledger.evaluated === this.position && this.state.length === this.position;
-    return saveable ? this.state.saveSnapshot!(path, this.ledger.tokens) : undefined;
+    return saveWholeSnapshot(this.snapshotHolder, path);
   }
 
   /**
@@ -315,8 +315,7 @@ export class Session {
    */
   async saveSnapshotDelta(path: string, from: number): Promise<number | undefined> {
     this.assertUsable();
-    const saveable = this.state.saveSnapshotDelta && from > 0 && from < this.position && this.ledger.evaluated === this.position && this.state.length === this.position;
-    return saveable ? this.state.saveSnapshotDelta!(path, from, this.ledger.tokens.slice(from)) : undefined;
+    return saveSnapshotDelta(this.snapshotHolder, path, from);
   }
 
   /**
@@ -326,23 +325,15 @@ export class Session {
    */
   async loadSnapshot(path: string, deltas: readonly string[] = []): Promise<boolean> {
     this.assertUsable();
-    if (!this.state.loadSnapshot || this.position === 0) return false;
-    if (deltas.length > 0 && !this.state.appendSnapshot) return false;
-    const ledger = this.ledger.tokens;
-    try {
-      let held = await this.state.loadSnapshot(path);
-      for (const delta of deltas) held = held.concat(await this.state.appendSnapshot!(delta));
-      if (held.length === ledger.length && held.every((token, i) => token === ledger[i]) && this.state.length === ledger.length) {
-        this.ledger.forgetEvaluated();
-        this.ledger.markEvaluated(ledger.length);
-        this.pendingGenerated = 0;
-        return true;
-      }
-    } catch {
-      // A file the backend refuses is treated as a mismatch: re-prefill instead.
-    }
-    await this.freshStateKeepingLedger();
-    return false;
+    const outcome = await loadSnapshotInto(this.snapshotHolder, path, deltas);
+    if (outcome === "adopted") this.pendingGenerated = 0;
+    if (outcome === "mismatch") await this.freshStateKeepingLedger();
+    return outcome === "adopted";
+  }
+
+  /** What session-snapshot.ts reads and marks: the state and the ledger, nothing else. */
+  private get snapshotHolder(): SnapshotHolder {
+    return { state: this.state, ledger: this.ledger };
   }
 
   /**
