@@ -1,122 +1,159 @@
-// Bench scenario f (issue 25): VS Code's recorded Agent-mode requests replayed on our Chat
-// provider's path and on llama-server, first token per request. The recording is
-// agent-requests.ts's (requests.jsonl: each request's rendered token ids), so both sides get
-// the same tokens and neither renders a template: ours through an engine process and a
-// RequestPool with the on-disk prefix store (as lm-pools.ts wires it), the peer through
-// `/completion` with the token ids, `cache_prompt` and `--cache-ram`. Each side generates its own
-// reply (greedy, --max-tokens); the next request is the recorded one either way.
+// Bench scenario f (issues 25 and 36): VS Code's recorded Agent-mode requests
+// (test/support/recorded-agent-requests.ts) replayed on our Chat provider's path and on
+// llama-server, first token per request. Each side gets what it would be sent and renders
+// nothing itself: ours the provider's rendering (stable prefix first, its default), through an
+// engine process and a RequestPool with the on-disk prefix store (as lm-pools.ts wires them);
+// the peer VS Code's order, the same template's tokens, to `/completion` with `cache_prompt` and
+// `--cache-ram` (its exact modes), and once more with `--cache-reuse 256` (its shifted, approximate
+// reuse), whose replies are compared with its exact mode's. Each side generates its own greedy
+// reply; the next request is the recorded one either way.
 //
-// Two phases per side, the side restarted between them (a new engine process and pool on the
-// same prefix folder; a new llama-server): run 1 replays every conversation but the last, run 2
-// the last. The prefix folder starts empty, so run 1's first request is a cold prefill on both
-// sides. Not part of npm test (a real 1.5B, minutes per cold prefill).
+// The conversations, each side started fresh (empty prefix folder) per repeat:
+//   run 1: "new"        the window's first Agent-mode request (nothing stored: cold on both sides)
+//          "follow-up"  its follow-up (VS Code has added the skills block by then)
+//          "second new" a new conversation (the second window's request: another session log)
+//   restart (a new engine process and pool on the same prefix folder; a new llama-server)
+//   run 2: "after restart" a new conversation: the second window's request with a new
+//          conversation id in VS Code's session-log path, as VS Code writes one per conversation
+// Repeats alternate the sides (ours, peer, peer with --cache-reuse, then again). Issue 36 asks
+// after the restart ours ≤ 0.05× the peer's first token, and within the run ≤ 0.5×, median of 3.
+// Not part of npm test (a real 1.5B, minutes per cold prefill).
 //
-//   node --import tsx test/bench/agent-replay.ts --requests DIR --model GGUF [--context N]
-//        [--threads N] [--max-tokens N] [--sides ours,peer] [--out FILE] [--json]
+//   node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
+//        [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--out FILE]
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { ChatTemplate } from "../../src/extension/core/chat-template";
 import { FilePrefixStore } from "../../src/extension/core/request-pool/file-prefix-store";
+import { renderRequest } from "../../src/extension/core/request-pool/request-messages";
 import { RequestPool } from "../../src/extension/core/request-pool/request-pool";
+import type { RequestMessage } from "../../src/extension/core/request-pool/request-shape";
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { ensureLlamaServer } from "../../src/tools/peer-bench/llama-server-binary";
 import { LlamaServerProcess } from "../../src/tools/peer-bench/llama-server-process";
-import { analyzeRequests, type RequestKind } from "../../src/tools/request-analysis/request-analysis";
-import { readRequestLog } from "../../src/tools/request-analysis/request-log";
 import { repoRoot } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
+import { QWEN25_TEMPLATE } from "../support/qwen25-template";
+import { recordedAgentRequests, type RecoveredRequest } from "../support/recorded-agent-requests";
+import { completionFirstToken } from "./completion-client";
 
-const USAGE = `Usage: node --import tsx test/bench/agent-replay.ts --requests DIR --model GGUF [--context N]
-         [--threads N] [--max-tokens N] [--sides ours,peer] [--out FILE] [--json]`;
+const USAGE = `Usage: node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
+         [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--out FILE]`;
 
-const SIDES = ["ours", "peer"] as const;
+const SIDES = ["ours", "peer", "peer-reuse"] as const;
 type Side = (typeof SIDES)[number];
+const STEPS = ["new", "follow-up", "second new", "after restart"] as const;
+type Step = (typeof STEPS)[number];
+/** Issue 36's bounds: ours ÷ the peer's first token (exact modes), medians. */
+const BOUNDS: Partial<Record<Step, number>> = { "second new": 0.5, "after restart": 0.05 };
 
-interface Replayed {
-  readonly index: number;
-  readonly conversation: number;
-  readonly kind: RequestKind;
-  readonly tokens: number;
+interface Request {
+  readonly step: Step;
+  readonly run: 1 | 2;
+  readonly messages: readonly RequestMessage[];
+  readonly tools: RecoveredRequest["tools"];
 }
 
 interface Measured {
   readonly side: Side;
-  readonly run: 1 | 2;
-  readonly request: number;
+  readonly repeat: number;
+  readonly step: Step;
+  readonly tokens: number;
   readonly firstTokenMs: number;
   readonly cached: number;
   readonly prefilled: number;
-  readonly restored?: string;
-  readonly generated: number;
+  readonly reply: string;
+}
+
+/** VS Code's per-conversation id in the session-log path: a new one for the conversation after the restart. */
+const SESSION_LOG_ID = /(VSCODE_TARGET_SESSION_LOG: [^\n]*\/debug-logs\/)[0-9a-f-]{36}/;
+
+function conversations(): Request[] {
+  const tooled = recordedAgentRequests().filter((r) => r.tools.length > 0);
+  if (tooled.length !== 3) throw new Error(`expected 3 recorded Agent-mode requests (new, follow-up, second window), found ${tooled.length}`);
+  const [first, followUp, second] = tooled as [RecoveredRequest, RecoveredRequest, RecoveredRequest];
+  const renamed = second.messages.map((m) => ({ ...m, content: m.content.replace(SESSION_LOG_ID, (_, path: string) => `${path}0c5e1d2a-7b3f-4e6a-9d8c-2f1a0b9e8d7c`) }));
+  if (renamed.every((m, i) => m.content === second.messages[i]!.content)) throw new Error("the second window's request names no session log: VS Code's prompt changed");
+  return [
+    { step: "new", run: 1, messages: first.messages, tools: first.tools },
+    { step: "follow-up", run: 1, messages: followUp.messages, tools: followUp.tools },
+    { step: "second new", run: 1, messages: second.messages, tools: second.tools },
+    { step: "after restart", run: 2, messages: renamed, tools: second.tools },
+  ];
 }
 
 function parse() {
   const { values } = parseArgs({
     strict: true,
     options: {
-      requests: { type: "string" },
       model: { type: "string" },
       context: { type: "string", default: "32768" },
       threads: { type: "string", default: "2" },
       "max-tokens": { type: "string", default: "16" },
-      sides: { type: "string", default: "ours,peer" },
+      repeats: { type: "string", default: "3" },
+      sides: { type: "string", default: SIDES.join(",") },
       out: { type: "string" },
-      json: { type: "boolean", default: false },
     },
   });
-  const int = (name: string, raw: string, min: number) => {
+  const int = (name: string, raw: string) => {
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number ≥ ${min}, got "${raw}"\n${USAGE}`);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1, got "${raw}"\n${USAGE}`);
     return n;
   };
-  if (!values.requests || !values.model) throw new Error(`--requests and --model are required\n${USAGE}`);
+  if (!values.model) throw new Error(`--model is required\n${USAGE}`);
   const sides = values.sides.split(",").map((s) => s.trim());
-  for (const side of sides) if (!(SIDES as readonly string[]).includes(side)) throw new Error(`--sides: "${side}" is neither ours nor peer\n${USAGE}`);
+  for (const side of sides) if (!(SIDES as readonly string[]).includes(side)) throw new Error(`--sides: "${side}" is not one of ${SIDES.join(", ")}\n${USAGE}`);
   return {
-    requests: resolve(values.requests),
     model: resolve(values.model),
-    context: int("context", values.context, 256),
-    threads: int("threads", values.threads, 1),
-    maxTokens: int("max-tokens", values["max-tokens"], 1),
+    context: int("context", values.context),
+    threads: int("threads", values.threads),
+    maxTokens: int("max-tokens", values["max-tokens"]),
+    repeats: int("repeats", values.repeats),
     sides: sides as Side[],
     out: values.out,
-    json: values.json,
   };
 }
 
 type Args = ReturnType<typeof parse>;
+const chat = new ChatTemplate(QWEN25_TEMPLATE);
 
-/** Our side: an engine process and a pool with the prefix store, as the Chat provider has them. */
-async function replayOurs(args: Args, runs: ReadonlyArray<readonly (Replayed & { ids: readonly number[] })[]>): Promise<Measured[]> {
+/** Ours: an engine process and a pool with the prefix store per run, the folder kept across the restart. */
+async function replayOurs(args: Args, repeat: number, requests: readonly Request[]): Promise<Measured[]> {
   const folder = mkdtempSync(join(tmpdir(), "agent-replay-prefixes-"));
   const out: Measured[] = [];
   try {
-    for (const [r, requests] of runs.entries()) {
+    for (const run of [1, 2] as const) {
       const engine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: args.context, threads: args.threads });
-      // The layout lm-pools.ts gives a model's folder: parked sessions in it, prefixes under it.
       const store = new FilePrefixStore({ dir: join(folder, "prefixes"), key: (await prefixStoreKey(engine.info))! });
       const pool = new RequestPool(engine, { size: 2, snapshotDir: folder, prefixStore: store });
       try {
-        for (const request of requests) {
+        for (const request of requests.filter((r) => r.run === run)) {
+          const rendered = renderRequest({ chat, stablePrefixFirst: true }, engine.tokenizer, request.messages, request.tools);
+          const ids: number[] = [];
           const started = performance.now();
           let first: number | undefined;
-          const reply = await pool.serve({ tokens: [...request.ids], maxTokens: args.maxTokens, sampling: { temperature: 0 } }, () => {
-            first ??= performance.now() - started;
-          });
-          await pool.whenIdle(); // The prefix store writes behind the reply: as between two real requests.
+          const reply = await pool.serve(
+            { tokens: rendered.tokens, maxTokens: args.maxTokens, sampling: { temperature: 0 }, ...(rendered.stablePrefix === undefined ? {} : { stablePrefix: rendered.stablePrefix }) },
+            (token) => {
+              first ??= performance.now() - started;
+              ids.push(token);
+            },
+          );
+          await pool.whenIdle(); // the prefix store writes behind the reply, as between two real requests
           out.push({
             side: "ours",
-            run: (r + 1) as 1 | 2,
-            request: request.index,
+            repeat,
+            step: request.step,
+            tokens: rendered.tokens.length,
             firstTokenMs: Math.round(first ?? performance.now() - started),
             cached: reply.cached,
             prefilled: reply.prefilled,
-            restored: reply.restored ? `${reply.restored}${reply.restoredTokens !== undefined ? ` ${reply.restoredTokens}` : ""}` : undefined,
-            generated: reply.generated,
+            reply: engine.tokenizer.decode(ids),
           });
-          console.error(`[agent-replay] ours run ${r + 1} #${request.index}: ${JSON.stringify(out.at(-1))}`);
+          console.error(`[agent-replay] ${JSON.stringify({ ...out.at(-1)!, reply: undefined })}`);
         }
       } finally {
         await pool.dispose();
@@ -130,50 +167,19 @@ async function replayOurs(args: Args, runs: ReadonlyArray<readonly (Replayed & {
   return out;
 }
 
-/** The peer: llama-server with one slot of the same size, --cache-ram, token ids to /completion. */
-async function replayPeer(args: Args, runs: ReadonlyArray<readonly (Replayed & { ids: readonly number[] })[]>): Promise<Measured[]> {
+/** The peer: llama-server with one slot of the same size and --cache-ram, VS Code's order as token ids; a new server for run 2. */
+async function replayPeer(args: Args, side: Exclude<Side, "ours">, repeat: number, requests: readonly Request[], tokenize: (r: Request) => number[]): Promise<Measured[]> {
   const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), { log: (line) => console.error(line) });
+  const extraArgs = ["--cache-ram", "8192", ...(side === "peer-reuse" ? ["--cache-reuse", "256"] : [])];
   const out: Measured[] = [];
-  for (const [r, requests] of runs.entries()) {
-    const server = await LlamaServerProcess.start({ binary: binary.path, modelPath: args.model, contextSize: args.context, threads: args.threads, slots: 1, extraArgs: ["--cache-ram", "8192"] });
+  for (const run of [1, 2] as const) {
+    const server = await LlamaServerProcess.start({ binary: binary.path, modelPath: args.model, contextSize: args.context, threads: args.threads, slots: 1, extraArgs });
     try {
-      for (const request of requests) {
-        const started = performance.now();
-        let first: number | undefined;
-        const response = await fetch(`${server.baseUrl}/completion`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ prompt: request.ids, n_predict: args.maxTokens, temperature: 0, cache_prompt: true, stream: true }),
-        });
-        if (!response.ok || !response.body) throw new Error(`llama-server: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
-        let buffer = "";
-        let timings: { cache_n?: number; prompt_n?: number; predicted_n?: number } = {};
-        const decoder = new TextDecoder();
-        const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let newline: number;
-          while ((newline = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, newline).trim();
-            buffer = buffer.slice(newline + 1);
-            if (!line.startsWith("data:")) continue;
-            const event = JSON.parse(line.slice(5)) as { content?: string; tokens?: number[]; stop?: boolean; timings?: typeof timings };
-            if (!event.stop && (event.content || (event.tokens?.length ?? 0) > 0)) first ??= performance.now() - started;
-            if (event.timings) timings = event.timings;
-          }
-        }
-        out.push({
-          side: "peer",
-          run: (r + 1) as 1 | 2,
-          request: request.index,
-          firstTokenMs: Math.round(first ?? performance.now() - started),
-          cached: timings.cache_n ?? 0,
-          prefilled: timings.prompt_n ?? 0,
-          generated: timings.predicted_n ?? 0,
-        });
-        console.error(`[agent-replay] peer run ${r + 1} #${request.index}: ${JSON.stringify(out.at(-1))}`);
+      for (const request of requests.filter((r) => r.run === run)) {
+        const ids = tokenize(request);
+        const result = await completionFirstToken(server.baseUrl, ids, args.maxTokens);
+        out.push({ side, repeat, step: request.step, tokens: ids.length, ...result });
+        console.error(`[agent-replay] ${JSON.stringify({ ...out.at(-1)!, reply: undefined })}`);
       }
     } finally {
       await server.stop();
@@ -185,49 +191,63 @@ async function replayPeer(args: Args, runs: ReadonlyArray<readonly (Replayed & {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function report(args: Args, measured: readonly Measured[]): string {
+  const of = (side: Side, step: Step) => measured.filter((m) => m.side === side && m.step === step);
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  const cell = (side: Side, step: Step) => {
+    const ms = of(side, step).map((m) => m.firstTokenMs);
+    if (ms.length === 0) return "–";
+    const one = of(side, step)[0]!;
+    return `${seconds(median(ms))} s (${seconds(Math.min(...ms))}–${seconds(Math.max(...ms))}); ${one.cached.toLocaleString("en-US")} cached / ${one.prefilled.toLocaleString("en-US")}`;
+  };
+  const lines = [
+    `# Scenario f: recorded Agent-mode requests, first token (${args.model.split("/").pop()}, ${args.threads} threads, context ${args.context}, greedy ${args.maxTokens} tokens, ${args.repeats} alternated repeats)`,
+    "",
+    "First token: median (min–max) over the repeats; cached / prefilled tokens of the first repeat.",
+    "",
+    "| step | tokens (ours / VS Code's order) | ours (stable prefix first) | llama-server, exact (`cache_prompt`, `--cache-ram`) | ours ÷ llama-server | issue 36 bound | llama-server `--cache-reuse 256` | its reply = exact mode's |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const step of STEPS) {
+    const ours = of("ours", step);
+    const peer = of("peer", step);
+    const ratio = ours.length && peer.length ? median(ours.map((m) => m.firstTokenMs)) / median(peer.map((m) => m.firstTokenMs)) : undefined;
+    const bound = BOUNDS[step];
+    const verdict = ratio === undefined || bound === undefined ? "–" : `≤ ${bound}: ${ratio <= bound ? "met" : "NOT met"}`;
+    const reuse = of("peer-reuse", step);
+    const same = reuse.length && peer.length ? `${reuse.filter((r) => r.reply === peer.find((p) => p.repeat === r.repeat)?.reply).length} of ${reuse.length}` : "–";
+    lines.push(
+      `| ${step} | ${ours[0]?.tokens.toLocaleString("en-US") ?? "–"} / ${(peer[0] ?? reuse[0])?.tokens.toLocaleString("en-US") ?? "–"} | ${cell("ours", step)} | ${cell("peer", step)} | ${ratio === undefined ? "–" : `${ratio.toFixed(3)}×`} | ${verdict} | ${cell("peer-reuse", step)} | ${same} |`,
+    );
+  }
+  lines.push("", "Replies (first repeat):", "");
+  for (const m of measured.filter((x) => x.repeat === 1)) lines.push(`- ${m.side}, ${m.step}: ${JSON.stringify(m.reply)}`);
+  return `${lines.join("\n")}\n`;
 }
 
 async function main(): Promise<void> {
   const args = parse();
-  const log = readRequestLog(args.requests);
-  const analysis = analyzeRequests(log);
-  const requests = analysis.requests
-    .map((a, i) => ({ index: a.index, conversation: a.conversation, kind: a.kind, tokens: a.tokens, ids: log.requests[i]!.tokens }))
-    .filter((r) => r.tokens < args.context - args.maxTokens);
-  if (requests.length === 0) throw new Error(`${args.requests}: no recorded request fits a context of ${args.context}`);
-  const last = Math.max(...requests.map((r) => r.conversation));
-  const runs = [requests.filter((r) => r.conversation < last), requests.filter((r) => r.conversation === last)].filter((run) => run.length > 0);
-  console.error(`[agent-replay] ${requests.length} requests in ${last} conversations; run 1: ${runs[0]!.length} requests, then a restart, run 2: ${runs[1]?.length ?? 0}`);
-
+  const requests = conversations();
+  // VS Code's order, tokenized as ours is: one tokenizer for both (an engine's, started once).
+  const tokenizerEngine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: 512, threads: 1 });
+  const vscodeOrder = new Map(requests.map((r) => [r, renderRequest({ chat, stablePrefixFirst: false }, tokenizerEngine.tokenizer, r.messages, r.tools).tokens]));
+  await tokenizerEngine.dispose();
   const measured: Measured[] = [];
-  // Alternated: ours first, then the peer, each side alone on the machine.
-  for (const side of args.sides) measured.push(...(side === "ours" ? await replayOurs(args, runs) : await replayPeer(args, runs)));
-
-  const rows = requests.map((r) => {
-    const run = runs[0]!.includes(r) ? 1 : 2;
-    const ours = measured.find((m) => m.side === "ours" && m.request === r.index);
-    const peer = measured.find((m) => m.side === "peer" && m.request === r.index);
-    return { ...r, ids: undefined, run, ours, peer, ratio: ours && peer ? Math.round((ours.firstTokenMs / peer.firstTokenMs) * 1000) / 1000 : undefined };
-  });
-  const afterRestart = rows.find((r) => r.run === 2);
-  const warm = rows.filter((r) => r.run === 1 && r !== rows[0] && r.ratio !== undefined);
-  const summary = {
-    afterRestartRatio: afterRestart?.ratio,
-    withinRunMedianRatio: warm.length > 0 ? median(warm.map((r) => r.ratio!)) : undefined,
-    withinRunSumRatio: warm.length > 0 ? Math.round((warm.reduce((s, r) => s + r.ours!.firstTokenMs, 0) / warm.reduce((s, r) => s + r.peer!.firstTokenMs, 0)) * 1000) / 1000 : undefined,
-  };
-  const result = { args: { ...args }, machine: { at: new Date().toISOString() }, rows, summary };
-  if (args.out) writeFileSync(args.out, `${JSON.stringify(result, null, 2)}\n`);
-  if (args.json) {
-    console.log(JSON.stringify(result, null, 2));
-    return;
+  for (let repeat = 1; repeat <= args.repeats; repeat++) {
+    for (const side of args.sides) {
+      console.error(`[agent-replay] repeat ${repeat}/${args.repeats}: ${side}`);
+      measured.push(...(side === "ours" ? await replayOurs(args, repeat, requests) : await replayPeer(args, side, repeat, requests, (r) => vscodeOrder.get(r)!)));
+    }
   }
-  const fmt = (m: Measured | undefined) => (m ? `${m.firstTokenMs} ms (${m.cached} cached, ${m.prefilled} prefilled${m.restored ? `, restored ${m.restored}` : ""})` : "–");
-  console.log("| run | # | conversation | kind | tokens | ours first token | peer first token | ours ÷ peer |");
-  console.log("|---|---|---|---|---|---|---|---|");
-  for (const r of rows) console.log(`| ${r.run} | ${r.index} | ${r.conversation} | ${r.kind} | ${r.tokens} | ${fmt(r.ours)} | ${fmt(r.peer)} | ${r.ratio ?? "–"} |`);
-  console.log(`\nAfter the restart: ours ÷ peer ${summary.afterRestartRatio ?? "–"}. Within run 1 (after its cold first request): median ${summary.withinRunMedianRatio ?? "–"}, total ${summary.withinRunSumRatio ?? "–"}.`);
+  const text = report(args, measured);
+  process.stdout.write(text);
+  if (args.out) {
+    writeFileSync(args.out, text);
+    writeFileSync(args.out.replace(/\.md$/, "") + ".json", `${JSON.stringify({ args, at: new Date().toISOString(), measured }, null, 2)}\n`);
+  }
 }
 
 main().catch((error: unknown) => {
