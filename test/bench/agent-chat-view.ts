@@ -57,7 +57,9 @@ export class AgentChatView {
   async pickModel(name: string): Promise<void> {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const picker = this.page.locator(".chat-input-toolbars .action-label").filter({ hasText: new RegExp(`^(Auto|${escaped}.*)$`) }).first();
-    const ours = this.page.locator(".action-widget .monaco-list-row, .monaco-list-row", { hasText: name }).first();
+    // The picker's rows; not the Chat view's own list, whose requests and responses (a chat
+    // restored after a window reload) may name the model too.
+    const ours = this.page.locator(".action-widget .monaco-list-row, .monaco-list-row:not(.request):not(.response)", { hasText: name }).first();
     const deadline = Date.now() + 120_000;
     for (;;) {
       await picker.click({ timeout: 60_000 });

@@ -279,9 +279,9 @@ async function main(args: Args): Promise<number> {
       await page.reload();
       await waitForWorkbench(page);
       await view.open();
+      await view.newChat(); // the restored conversation out of the way before picking the model
       await view.agentMode();
       await view.pickModel(modelName);
-      await view.newChat();
       await step(QUESTION, "new conversation after a window reload", "new");
       await shot("5-after-reload");
     }
