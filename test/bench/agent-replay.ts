@@ -34,6 +34,7 @@ import type { RequestMessage } from "../../src/extension/core/request-pool/reque
 import { prefixStoreKey } from "../../src/extension/snapshots/prefix-key";
 import { ensureLlamaServer } from "../../src/tools/peer-bench/llama-server-binary";
 import { LlamaServerProcess } from "../../src/tools/peer-bench/llama-server-process";
+import { median } from "../../src/tools/peer-bench/turn-measure";
 import { repoRoot } from "../support/default-model";
 import { startProxyEngine } from "../support/engine-process";
 import { QWEN25_TEMPLATE } from "../support/qwen25-template";
@@ -186,12 +187,6 @@ async function replayPeer(args: Args, side: Exclude<Side, "ours">, repeat: numbe
     }
   }
   return out;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function report(args: Args, measured: readonly Measured[]): string {

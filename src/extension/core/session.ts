@@ -332,9 +332,7 @@ export class Session {
   }
 
   /** What session-snapshot.ts reads and marks: the state and the ledger, nothing else. */
-  private get snapshotHolder(): SnapshotHolder {
-    return { state: this.state, ledger: this.ledger };
-  }
+  private get snapshotHolder(): SnapshotHolder { return { state: this.state, ledger: this.ledger }; }
 
   /**
    * What the engine says its cache holds against what this session evaluated into it
