@@ -108,7 +108,7 @@ describe("prefix store (default model, engine process)", () => {
 /** Copilot Chat's per-conversation block (stable-prefix.ts): the session's own log folder. */
 const variables = (conversation: string) =>
   "The following template variables are available for this session:\n" +
-  `- VSCODE_TARGET_SESSION_LOG: /logs/${conversation}/debug\n` +
+  `- VSCODE_TARGET_SESSION_LOG: /storage/ws1/GitHub.copilot-chat/debug-logs/${conversation}\n` +
   "When a skill or instruction references {{VSCODE_VARIABLE_NAME}}, substitute the corresponding value above.";
 
 describe("stable prefix in the store (default model, engine process; issue 36 item 4)", () => {

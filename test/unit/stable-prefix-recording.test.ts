@@ -27,6 +27,8 @@ const chat = new ChatTemplate(QWEN25_TEMPLATE);
 const tokenizer = new ByteTokenizer();
 const render = (r: RecoveredRequest, stablePrefixFirst: boolean, onFallback?: (why: string) => void) =>
   renderRequest({ chat, stablePrefixFirst, onFallback } satisfies RequestTemplate, tokenizer, r.messages, r.tools);
+/** The chat session's own id in VSCODE_TARGET_SESSION_LOG's path. */
+const SESSION_ID = /(?<=\/debug-logs\/)[0-9a-f-]{36}/;
 const TOOLS_HEAD = "\n\n# Tools\n\n";
 const toolsSection = (text: string) => text.slice(text.indexOf(TOOLS_HEAD), text.indexOf("<|im_end|>", text.indexOf(TOOLS_HEAD)));
 
@@ -120,16 +122,23 @@ describe("stable prefix first on the recorded Agent-mode requests", () => {
     assert.ok(shared(true) > after.indexOf("</tools>"), "the follow-up's first difference is after the tools");
   });
 
-  it("the stable prefix the store keeps (item 4): all the second new conversation shares but the variables block's start", () => {
+  it("the stable prefix the store keeps (item 4): up to the conversation's own log folder, all a new conversation of the workspace shares", () => {
     const a = render(firstNew, true);
+    const stable = a.stablePrefix!;
+    const logFolderAt = a.text.indexOf("/debug-logs/", a.text.indexOf("VSCODE_TARGET_SESSION_LOG")) + "/debug-logs/".length;
+    assert.ok(a.text.indexOf("The following template variables") > a.text.indexOf("</tools>"));
+    assert.equal(tokenizer.decode(a.tokens.slice(0, stable)), a.text.slice(0, logFolderAt), "through the folder's path, not the session's own name");
+    // A new conversation of the same workspace (its own session id): shares all of it, and parts right after.
+    const sameWorkspace = { ...firstNew, messages: firstNew.messages.map((m, i) => (i === 0 ? { ...m, content: m.content.replace(SESSION_ID, "0c5e1d2a-7b3f-4e6a-9d8c-2f1a0b9e8d7c") } : m)) };
+    const c = render(sameWorkspace, true);
+    assert.notEqual(c.text, a.text);
+    assert.equal(c.stablePrefix, stable);
+    assert.equal(commonPrefixLength(a.text, c.text), logFolderAt);
+    // The second window is another workspace: it shares the stored prefix up to that workspace's id (a restore cuts the entry back there).
     const b = render(secondNew, true);
     const shared = commonPrefixLength(a.text, b.text);
-    const stable = a.stablePrefix!;
-    assert.equal(b.stablePrefix, stable);
-    const head = a.tokens.slice(0, stable);
-    assert.deepEqual(b.tokens.slice(0, stable), head, "the next new conversation starts with it");
-    const variablesAt = a.text.indexOf("The following template variables");
-    assert.ok(variablesAt > a.text.indexOf("</tools>") && variablesAt <= shared && shared - variablesAt < 400, `the boundary at ${variablesAt}, the texts differ at ${shared}`);
+    assert.match(a.text.slice(shared - 200, shared), /VSCODE_TARGET_SESSION_LOG: [^\n]*workspaceStorage\/$/);
+    assert.ok(logFolderAt - shared < 100, `${logFolderAt - shared} characters of the stored prefix are the workspace's`);
     // The follow-up, with the skills block, has a longer one: the skills block recurs within a window.
     assert.ok(render(followUp, true).stablePrefix! > stable);
   });

@@ -30,7 +30,7 @@ const INSTRUCTIONS = "You are a careful assistant; follow the tool rules. ".repe
 const SKILLS = `<instructions>\n<skills>\n${"<skill><name>setup</name><file>/skills/setup/SKILL.md</file></skill>\n".repeat(6)}</skills>\n</instructions>`;
 const variables = (conversation: string) =>
   "The following template variables are available for this session:\n" +
-  `- VSCODE_TARGET_SESSION_LOG: /logs/${conversation}\n` +
+  `- VSCODE_TARGET_SESSION_LOG: /storage/ws1/GitHub.copilot-chat/debug-logs/${conversation}\n` +
   "When a skill or instruction references {{VSCODE_VARIABLE_NAME}}, substitute the corresponding value above.";
 /** A new conversation's first request as Copilot Chat 0.67 writes it. */
 const firstRequest = (conversation: string, skills = false): RequestMessage[] => [
@@ -87,15 +87,21 @@ describe("stable prefix in the prefix store (issue 36 item 4)", () => {
     return { reply, rendered };
   }
 
-  it("the stable prefix ends where the per-conversation block starts: before two conversations diverge", () => {
+  it("the stable prefix ends where the conversation's own log folder starts: before two conversations diverge", () => {
     const a = render(firstRequest("alpha"));
     const b = render(firstRequest("beta"));
     assert.equal(a.layout, "system-turn");
     const stable = a.stablePrefix!;
     assert.equal(b.stablePrefix, stable);
-    assert.equal(engine.tokenizer.decode(a.tokens.slice(0, stable)), a.text.slice(0, a.text.indexOf("The following template variables")));
-    assert.ok(commonTokenPrefix(a.tokens, b.tokens) >= stable);
+    assert.equal(engine.tokenizer.decode(a.tokens.slice(0, stable)), a.text.slice(0, a.text.indexOf("/debug-logs/alpha") + "/debug-logs/".length));
+    assert.equal(commonTokenPrefix(a.tokens, b.tokens), stable, "the conversations part right there");
     assert.equal(render([{ role: "system", content: INSTRUCTIONS }, { role: "user", content: "hi" }]).stablePrefix, undefined, "no marker: no stable prefix");
+  });
+
+  it("a variables block whose log path lacks the debug-logs folder: the stable prefix ends where the block starts", () => {
+    const messages = firstRequest("alpha").map((m, i) => (i === 0 ? { ...m, content: m.content.replace("/GitHub.copilot-chat/debug-logs/", "/logs/") } : m));
+    const a = render(messages);
+    assert.equal(engine.tokenizer.decode(a.tokens.slice(0, a.stablePrefix!)), a.text.slice(0, a.text.indexOf("The following template variables")));
   });
 
   it("a new conversation stores exactly its stable prefix; the next one and one after a restart load it", async () => {

@@ -51,7 +51,7 @@ export async function keepPrefix(store: PrefixStore, session: Session, prompt: r
  * way store its first `stable` tokens when the prefill crosses that point and the store lacks at
  * least a block of them (a shorter gain is not worth a cache file's write): the prefill stops
  * there, the cache is written, then the rest is prefilled. The store's entry then ends where the
- * next new conversation diverges (the per-conversation blocks are not in it), in memory (the
+ * next new conversation diverges (no per-conversation value is in it), in memory (the
  * store's index) and on disk, whatever the reply does. A failed write costs only the entry.
  * `onProgress` hears one prefill: done over the tokens to evaluate.
  */

@@ -20,7 +20,7 @@ export interface StablePrefixRendering {
   /**
    * With a placement taken: leading characters of `text` that the next new conversation shares
    * (the stable instructions and tools, the per-load blocks moved), ending where the first
-   * per-conversation block starts. The prefix store keeps that much (issue 36 item 4).
+   * per-conversation block's own value starts. The prefix store keeps that much (issue 36 item 4).
    */
   readonly recurringEnd?: number;
 }

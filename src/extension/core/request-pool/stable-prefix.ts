@@ -19,7 +19,8 @@ import type { RequestMessage } from "./request-shape";
  * part of the block). Ordered as Copilot Chat writes them; a block matches only whole.
  * `varies`: a "per-load" block is the same in every conversation of one window once it
  * appears, so the prefix store keeps it; a "per-conversation" one ends what the next
- * conversation shares.
+ * conversation shares, at its `sharedUntil` marker when it has one (the text up to and
+ * including the marker is the same for every conversation of a workspace), else where it starts.
  */
 export const VOLATILE_BLOCKS = [
   {
@@ -28,6 +29,7 @@ export const VOLATILE_BLOCKS = [
     varies: "per-load",
     start: "<instructions>\n<skills>\n",
     end: "</instructions>",
+    sharedUntil: undefined,
   },
   {
     name: "template-variables",
@@ -35,6 +37,9 @@ export const VOLATILE_BLOCKS = [
     varies: "per-conversation",
     start: "The following template variables are available for this session:\n",
     end: "When a skill or instruction references {{VSCODE_VARIABLE_NAME}}, substitute the corresponding value above.",
+    // The prompts folder and the log folder's path are the user's and the workspace's; the
+    // session's own folder name after this is the conversation's (about 100 tokens in).
+    sharedUntil: "/debug-logs/",
   },
 ] as const;
 
@@ -86,7 +91,7 @@ export interface StablePrefixLayouts {
   readonly moved: string;
   /**
    * Leading characters of `moved` that the next new conversation shares: up to the first
-   * per-conversation block (all of `moved` when there is none).
+   * per-conversation block, with that block's shared head (all of `moved` when there is none).
    */
   readonly recurringChars: number;
   /** The system message without the blocks. */
@@ -97,6 +102,13 @@ export interface StablePrefixLayouts {
   readonly userMessage?: readonly RequestMessage[];
 }
 
+/** Leading characters of a per-conversation block that every conversation of the workspace shares: through its `sharedUntil` marker (none without one). */
+function sharedHead(block: FoundBlock): number {
+  const marker = VOLATILE_BLOCKS.find((known) => known.name === block.name)?.sharedUntil;
+  const at = marker === undefined ? -1 : block.text.indexOf(marker);
+  return at < 0 ? 0 : at + marker!.length;
+}
+
 /** Both layouts of `messages` with the known blocks moved, or undefined when none is in the leading system message (render as sent). */
 export function stablePrefixLayouts(messages: readonly RequestMessage[]): StablePrefixLayouts | undefined {
   const system = messages[0];
@@ -105,8 +117,9 @@ export function stablePrefixLayouts(messages: readonly RequestMessage[]): Stable
   if (blocks.length === 0) return undefined;
   const moved = blocks.map((b) => b.text).join("\n");
   const perConversation = blocks.findIndex((b) => VOLATILE_BLOCKS.find((known) => known.name === b.name)?.varies === "per-conversation");
-  // Each block before it, and the newline joining it to the next.
-  const recurringChars = perConversation < 0 ? moved.length : blocks.slice(0, perConversation).reduce((sum, b) => sum + b.text.length + 1, 0);
+  // Each block before it, and the newline joining it to the next; then its shared head.
+  const recurringChars =
+    perConversation < 0 ? moved.length : blocks.slice(0, perConversation).reduce((sum, b) => sum + b.text.length + 1, 0) + sharedHead(blocks[perConversation]!);
   const stableSystem = withoutBlocks(system.content, blocks);
   const rest = messages.slice(1);
   const firstUser = rest.findIndex((m) => m.role === "user");
