@@ -210,16 +210,6 @@ describe("prefix store", () => {
     assert.equal(await store.save([...x, 3, 3, 3], write("x longer")), true);
     assert.equal(entryIds().length, 2, "x was dropped for the entry that holds all of it");
     assert.equal(await store.shared(x), x.length);
-    // Nearly covered: an entry the new one holds all but less than a block of goes too; one it lacks a block of stays.
-    const z = [...base, ...new Array(500).fill(4), ...new Array(PREFIX_BLOCK_TOKENS - 1).fill(5)];
-    assert.equal(await store.save(z, write("z")), true);
-    const zAndMore = [...base, ...new Array(500).fill(4), ...new Array(400).fill(6)];
-    assert.equal(await store.save(zAndMore, write("z and more")), true);
-    assert.equal(await store.shared(z), z.length - PREFIX_BLOCK_TOKENS + 1, "z was dropped: the longer one serves it within a block");
-    const w = [...base, ...new Array(500).fill(8), ...new Array(PREFIX_BLOCK_TOKENS).fill(9)];
-    assert.equal(await store.save(w, write("w")), true);
-    assert.equal(await store.save([...base, ...new Array(500).fill(8), ...new Array(600).fill(6)], write("w and more")), true);
-    assert.equal(await store.shared(w), w.length, "w lacks a whole block in the longer one: kept");
     store.dispose();
 
     // A new store on the folder (a restart) finds them by their descriptions.

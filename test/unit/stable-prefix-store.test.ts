@@ -135,10 +135,30 @@ describe("stable prefix in the prefix store (issue 36 item 4)", () => {
     const second = await ask(pool, followUp);
     const stable = second.rendered.stablePrefix!;
     assert.ok(stable >= first.rendered.stablePrefix! + PREFIX_BLOCK_TOKENS, "the skills block is part of what recurs");
-    assert.deepEqual(storedEntries(), [tokenBytes(second.rendered.tokens.slice(0, stable))], "the longer prefix replaced the one it covers");
+    // Both stay: the first ends in the log path, which the one with skills does not hold.
+    const entries = storedEntries();
+    assert.equal(entries.length, 2);
+    assert.ok(entries.some((e) => e.equals(tokenBytes(second.rendered.tokens.slice(0, stable)))));
+    assert.ok(entries.some((e) => e.equals(tokenBytes(first.rendered.tokens.slice(0, first.rendered.stablePrefix!)))));
 
     const d = await ask(startPool(), firstRequest("delta", true));
     assert.equal(d.reply.restored, "prefix");
     assert.equal(d.reply.cached, stable, "after a restart: instructions, tools and skills from disk");
+    // A window's first request before VS Code has loaded skills: the entry without them, log path and all.
+    const e = await ask(startPool(), firstRequest("epsilon"));
+    assert.equal(e.reply.cached, first.rendered.stablePrefix);
+  });
+
+  it("a stable prefix a few tokens longer than the stored one is stored too: the next conversation of that workspace loads all of it", async () => {
+    const pool = startPool();
+    const inWorkspace = (workspace: string, conversation: string) =>
+      firstRequest(conversation).map((m, i) => (i === 0 ? { ...m, content: m.content.replace("/storage/ws1/", `/storage/${workspace}/`) } : m));
+    const a = await ask(pool, inWorkspace("ws1", "alpha"));
+    const b = await ask(pool, inWorkspace("ws2", "beta"));
+    assert.ok(b.rendered.stablePrefix! - b.reply.cached < PREFIX_BLOCK_TOKENS && b.reply.cached < b.rendered.stablePrefix!, "the other workspace shares all but its log path");
+    assert.equal(storedEntries().length, 2);
+    const c = await ask(startPool(), inWorkspace("ws2", "gamma"));
+    assert.equal(c.reply.cached, b.rendered.stablePrefix, "after a restart: the workspace's whole stable prefix from disk");
+    assert.ok(c.reply.cached > a.rendered.stablePrefix! - PREFIX_BLOCK_TOKENS);
   });
 });

@@ -168,18 +168,13 @@ export class FilePrefixStore implements PrefixStore {
     return tokens && tokens.length === entry.length && tokensSha256(tokens) === entry.tokensSha256 ? tokens : undefined;
   }
 
-  /**
-   * Entries the new one holds all but less than a block of are redundant: any request they
-   * serve, it serves as well, or within a block (the least gain a write is made for,
-   * prefix-session.ts). So one window's entry without the skills block, which ends in the
-   * workspace's log path, goes when the one with the block is stored.
-   */
+  /** Entries whose every token the new one holds are redundant: any request they serve, it serves as well. */
   private async dropCoveredBy(added: Indexed, tokens: readonly number[]): Promise<void> {
     for (const entry of (await this.entries()).values()) {
       if (entry.id === added.id || entry.length > added.length || this.pins.has(entry.id)) continue;
-      if (sharedBlocks(entry.blocks, added.blocks) < entry.blocks.length - 1) continue;
+      if (sharedBlocks(entry.blocks, added.blocks) < entry.blocks.length) continue;
       const held = await this.readTokens(entry);
-      if (!held || held.length - commonTokenPrefix(held, tokens) < PREFIX_BLOCK_TOKENS) await this.remove(entry.id);
+      if (!held || commonTokenPrefix(held, tokens) === held.length) await this.remove(entry.id);
     }
   }
 

@@ -6,7 +6,6 @@
 // stable-prefix.ts) has exactly that part stored, on the way through its prefill.
 
 import type { PrefillProgress, Session } from "../session";
-import { PREFIX_BLOCK_TOKENS } from "./prefix-blocks";
 import type { PrefixHit, PrefixStore } from "./prefix-store";
 import { commonTokenPrefix } from "./token-prefix";
 
@@ -48,9 +47,10 @@ export async function keepPrefix(store: PrefixStore, session: Session, prompt: r
 
 /**
  * Prefill `tokens` into `session` (which holds a prefix of them, up to its position), and on the
- * way store its first `stable` tokens when the prefill crosses that point and the store lacks at
- * least a block of them (a shorter gain is not worth a cache file's write): the prefill stops
- * there, the cache is written, then the rest is prefilled. The store's entry then ends where the
+ * way store its first `stable` tokens when the prefill crosses that point and the store lacks
+ * any of them: the prefill stops there, the cache is written, then the rest is prefilled. A gain
+ * of a few tokens is written too: the whole of a stable prefix recurs in every later conversation
+ * (one workspace's log path, ~100 tokens, is ~3 s of prefill at 15k tokens on two cores). The store's entry then ends where the
  * next new conversation diverges (no per-conversation value is in it), in memory (the
  * store's index) and on disk, whatever the reply does. A failed write costs only the entry.
  * `onProgress` hears one prefill: done over the tokens to evaluate.
@@ -67,7 +67,7 @@ export async function prefillStoringPrefix(
   const from = session.position;
   const head = tokens.slice(0, stable);
   const crosses = stable >= minShared && from < stable && stable < tokens.length;
-  if (!store || !crosses || stable - (await store.shared(head).catch(() => stable)) < PREFIX_BLOCK_TOKENS) {
+  if (!store || !crosses || (await store.shared(head).catch(() => stable)) >= stable) {
     await session.prefill(tokens.slice(from), signal, onProgress);
     return;
   }
