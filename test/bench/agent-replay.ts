@@ -26,8 +26,9 @@
 //
 //   node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
 //        [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
+//   node --import tsx test/bench/agent-replay.ts --report-from FILE.json   (the report again)
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -47,7 +48,8 @@ import { recordedAgentRequests, type RecoveredRequest } from "../support/recorde
 import { completionFirstToken } from "./completion-client";
 
 const USAGE = `Usage: node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
-         [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]`;
+         [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
+       node --import tsx test/bench/agent-replay.ts --report-from FILE.json`;
 
 const SIDES = ["ours", "peer", "peer-reuse"] as const;
 type Side = (typeof SIDES)[number];
@@ -103,6 +105,7 @@ function parse() {
       sides: { type: "string", default: SIDES.join(",") },
       out: { type: "string" },
       "no-one-thread": { type: "boolean", default: false },
+      "report-from": { type: "string" },
     },
   });
   const int = (name: string, raw: string) => {
@@ -110,11 +113,11 @@ function parse() {
     if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1, got "${raw}"\n${USAGE}`);
     return n;
   };
-  if (!values.model) throw new Error(`--model is required\n${USAGE}`);
+  if (!values.model && !values["report-from"]) throw new Error(`--model is required\n${USAGE}`);
   const sides = values.sides.split(",").map((s) => s.trim());
   for (const side of sides) if (!(SIDES as readonly string[]).includes(side)) throw new Error(`--sides: "${side}" is not one of ${SIDES.join(", ")}\n${USAGE}`);
   return {
-    model: resolve(values.model),
+    model: resolve(values.model ?? ""),
     context: int("context", values.context),
     threads: int("threads", values.threads),
     maxTokens: int("max-tokens", values["max-tokens"]),
@@ -122,6 +125,7 @@ function parse() {
     sides: sides as Side[],
     out: values.out,
     oneThread: !values["no-one-thread"],
+    reportFrom: values["report-from"],
   };
 }
 
@@ -234,7 +238,7 @@ function report(args: Args, measured: readonly Measured[]): string {
     const ms = of(side, step).map((m) => m.firstTokenMs);
     if (ms.length === 0) return "–";
     const one = of(side, step)[0]!;
-    return `${seconds(median(ms))} s (${seconds(Math.min(...ms))}–${seconds(Math.max(...ms))}); ${one.cached.toLocaleString("en-US")} cached / ${one.prefilled.toLocaleString("en-US")}`;
+    return `${seconds(median(ms))} s (${seconds(Math.min(...ms))}–${seconds(Math.max(...ms))}, ${ms.length} run${ms.length === 1 ? "" : "s"}); ${one.cached.toLocaleString("en-US")} cached / ${one.prefilled.toLocaleString("en-US")}`;
   };
   const lines = [
     `# Scenario f: recorded Agent-mode requests, first token (${args.model.split("/").pop()}, ${args.threads} threads, context ${args.context}, greedy ${args.maxTokens} tokens, ${args.repeats} alternated repeats)`,
@@ -273,6 +277,12 @@ function report(args: Args, measured: readonly Measured[]): string {
 
 async function main(): Promise<void> {
   const args = parse();
+  if (args.reportFrom) {
+    // The report again from a run's .json (also one stopped early: what it measured so far).
+    const saved = JSON.parse(readFileSync(args.reportFrom, "utf8")) as { args: Args; measured: Measured[] };
+    process.stdout.write(report(saved.args, saved.measured));
+    return;
+  }
   const requests = conversations();
   // VS Code's order, tokenized as ours is: one tokenizer for both (an engine's, started once).
   const tokenizerEngine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: 512, threads: 1 });
