@@ -231,6 +231,8 @@ async function replayPeer(args: Args, side: Exclude<Side, "ours">, repeat: numbe
   return out;
 }
 
+const repeatsRun = (measured: readonly Measured[]) => new Set(measured.map((m) => m.repeat)).size;
+
 function report(args: Args, measured: readonly Measured[]): string {
   const of = (side: Side, step: Step) => measured.filter((m) => m.side === side && m.step === step);
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -241,7 +243,7 @@ function report(args: Args, measured: readonly Measured[]): string {
     return `${seconds(median(ms))} s (${seconds(Math.min(...ms))}–${seconds(Math.max(...ms))}, ${ms.length} run${ms.length === 1 ? "" : "s"}); ${one.cached.toLocaleString("en-US")} cached / ${one.prefilled.toLocaleString("en-US")}`;
   };
   const lines = [
-    `# Scenario f: recorded Agent-mode requests, first token (${args.model.split("/").pop()}, ${args.threads} threads, context ${args.context}, greedy ${args.maxTokens} tokens, ${args.repeats} alternated repeats)`,
+    `# Scenario f: recorded Agent-mode requests, first token (${args.model.split("/").pop()}, ${args.threads} threads, context ${args.context}, greedy ${args.maxTokens} tokens, ${repeatsRun(measured)} of ${args.repeats} alternated repeats run)`,
     "",
     "First token: median (min–max) over the repeats; cached / prefilled tokens of the first repeat.",
     "",
