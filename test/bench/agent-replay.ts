@@ -42,6 +42,7 @@ import { ensureLlamaServer } from "../../src/tools/peer-bench/llama-server-binar
 import { LlamaServerProcess } from "../../src/tools/peer-bench/llama-server-process";
 import { median } from "../../src/tools/peer-bench/turn-measure";
 import { repoRoot } from "../support/default-model";
+import type { ProxyEngine } from "../../src/extension/engine-host/proxy-engine";
 import { startProxyEngine } from "../support/engine-process";
 import { QWEN25_TEMPLATE } from "../support/qwen25-template";
 import { recordedAgentRequests, type RecoveredRequest } from "../support/recorded-agent-requests";
@@ -132,6 +133,41 @@ function parse() {
 type Args = ReturnType<typeof parse>;
 const chat = new ChatTemplate(QWEN25_TEMPLATE);
 
+/** One request through `pool`, rendered stable prefix first, greedy: its first token, cached and prefilled counts and reply, logged. */
+async function serveTimed(
+  engine: ProxyEngine,
+  pool: RequestPool,
+  side: Measured["side"],
+  repeat: number,
+  request: Request,
+  maxTokens: number,
+): Promise<Measured> {
+  const rendered = renderRequest({ chat, stablePrefixFirst: true }, engine.tokenizer, request.messages, request.tools);
+  const stablePrefix = rendered.stablePrefix; // Stored only by a pool with a prefix store.
+  const ids: number[] = [];
+  const started = performance.now();
+  let first: number | undefined;
+  const reply = await pool.serve(
+    { tokens: rendered.tokens, maxTokens, sampling: { temperature: 0 }, ...(stablePrefix === undefined ? {} : { stablePrefix }) },
+    (token) => {
+      first ??= performance.now() - started;
+      ids.push(token);
+    },
+  );
+  const measured: Measured = {
+    side,
+    repeat,
+    step: request.step,
+    tokens: rendered.tokens.length,
+    firstTokenMs: Math.round(first ?? performance.now() - started),
+    cached: reply.cached,
+    prefilled: reply.prefilled,
+    reply: engine.tokenizer.decode(ids),
+  };
+  console.error(`[agent-replay] ${JSON.stringify({ ...measured, reply: undefined })}`);
+  return measured;
+}
+
 /** Ours: an engine process and a pool with the prefix store per run, the folder kept across the restart. */
 async function replayOurs(args: Args, repeat: number, requests: readonly Request[]): Promise<Measured[]> {
   const folder = mkdtempSync(join(tmpdir(), "agent-replay-prefixes-"));
@@ -143,29 +179,8 @@ async function replayOurs(args: Args, repeat: number, requests: readonly Request
       const pool = new RequestPool(engine, { size: 2, snapshotDir: folder, prefixStore: store });
       try {
         for (const request of requests.filter((r) => r.run === run)) {
-          const rendered = renderRequest({ chat, stablePrefixFirst: true }, engine.tokenizer, request.messages, request.tools);
-          const ids: number[] = [];
-          const started = performance.now();
-          let first: number | undefined;
-          const reply = await pool.serve(
-            { tokens: rendered.tokens, maxTokens: args.maxTokens, sampling: { temperature: 0 }, ...(rendered.stablePrefix === undefined ? {} : { stablePrefix: rendered.stablePrefix }) },
-            (token) => {
-              first ??= performance.now() - started;
-              ids.push(token);
-            },
-          );
+          out.push(await serveTimed(engine, pool, "ours", repeat, request, args.maxTokens));
           await pool.whenIdle(); // the prefix store writes behind the reply, as between two real requests
-          out.push({
-            side: "ours",
-            repeat,
-            step: request.step,
-            tokens: rendered.tokens.length,
-            firstTokenMs: Math.round(first ?? performance.now() - started),
-            cached: reply.cached,
-            prefilled: reply.prefilled,
-            reply: engine.tokenizer.decode(ids),
-          });
-          console.error(`[agent-replay] ${JSON.stringify({ ...out.at(-1)!, reply: undefined })}`);
         }
       } finally {
         await pool.dispose();
@@ -185,24 +200,7 @@ async function prefillOneThread(args: Args, repeat: number, request: Request): P
   const engine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: args.context, threads: 1 });
   const pool = new RequestPool(engine, { size: 1, snapshotDir: folder });
   try {
-    const rendered = renderRequest({ chat, stablePrefixFirst: true }, engine.tokenizer, request.messages, request.tools);
-    const started = performance.now();
-    let first: number | undefined;
-    const reply = await pool.serve({ tokens: rendered.tokens, maxTokens: 1, sampling: { temperature: 0 } }, () => {
-      first ??= performance.now() - started;
-    });
-    const measured: Measured = {
-      side: "ours, 1 thread",
-      repeat,
-      step: request.step,
-      tokens: rendered.tokens.length,
-      firstTokenMs: Math.round(first ?? performance.now() - started),
-      cached: reply.cached,
-      prefilled: reply.prefilled,
-      reply: "",
-    };
-    console.error(`[agent-replay] ${JSON.stringify(measured)}`);
-    return measured;
+    return await serveTimed(engine, pool, "ours, 1 thread", repeat, request, 1);
   } finally {
     await pool.dispose();
     await engine.dispose();

@@ -105,8 +105,9 @@ export interface StablePrefixLayouts {
 /** Leading characters of a per-conversation block that every conversation of the workspace shares: through its `sharedUntil` marker (none without one). */
 function sharedHead(block: FoundBlock): number {
   const marker = VOLATILE_BLOCKS.find((known) => known.name === block.name)?.sharedUntil;
-  const at = marker === undefined ? -1 : block.text.indexOf(marker);
-  return at < 0 ? 0 : at + marker!.length;
+  if (marker === undefined) return 0;
+  const at = block.text.indexOf(marker);
+  return at < 0 ? 0 : at + marker.length;
 }
 
 /** Both layouts of `messages` with the known blocks moved, or undefined when none is in the leading system message (render as sent). */
