@@ -26,6 +26,7 @@
 //
 //   node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
 //        [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
+//        [--resume]   (with --out: keep the repeats its .json completed and run the rest)
 //   node --import tsx test/bench/agent-replay.ts --report-from FILE.json   (the report again)
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -50,6 +51,7 @@ import { completionFirstToken } from "./completion-client";
 
 const USAGE = `Usage: node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
          [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
+         [--resume]
        node --import tsx test/bench/agent-replay.ts --report-from FILE.json`;
 
 const SIDES = ["ours", "peer", "peer-reuse"] as const;
@@ -107,6 +109,7 @@ function parse() {
       out: { type: "string" },
       "no-one-thread": { type: "boolean", default: false },
       "report-from": { type: "string" },
+      resume: { type: "boolean", default: false },
     },
   });
   const int = (name: string, raw: string) => {
@@ -115,6 +118,7 @@ function parse() {
     return n;
   };
   if (!values.model && !values["report-from"]) throw new Error(`--model is required\n${USAGE}`);
+  if (values.resume && !values.out) throw new Error(`--resume needs --out: it continues that file's .json\n${USAGE}`);
   const sides = values.sides.split(",").map((s) => s.trim());
   for (const side of sides) if (!(SIDES as readonly string[]).includes(side)) throw new Error(`--sides: "${side}" is not one of ${SIDES.join(", ")}\n${USAGE}`);
   return {
@@ -127,6 +131,7 @@ function parse() {
     out: values.out,
     oneThread: !values["no-one-thread"],
     reportFrom: values["report-from"],
+    resume: values.resume,
   };
 }
 
@@ -231,6 +236,23 @@ async function replayPeer(args: Args, side: Exclude<Side, "ours">, repeat: numbe
 
 const repeatsRun = (measured: readonly Measured[]) => new Set(measured.map((m) => m.repeat)).size;
 
+/** The measurements of repeats a stopped run finished (both sides reached the restart), for --resume; a repeat it left half-done runs again. */
+function resumed(args: Args, jsonPath: string): Measured[] {
+  let saved: { args: Args; measured: Measured[] };
+  try {
+    saved = JSON.parse(readFileSync(jsonPath, "utf8")) as typeof saved;
+  } catch {
+    return []; // nothing to resume: start at repeat 1
+  }
+  for (const key of ["model", "context", "threads", "maxTokens"] as const) {
+    if (saved.args[key] !== args[key]) throw new Error(`--resume: ${jsonPath} was run with ${key} ${String(saved.args[key])}, this run with ${String(args[key])}`);
+  }
+  const done = (repeat: number) => (["ours", "peer"] as const).every((side) => saved.measured.some((m) => m.repeat === repeat && m.side === side && m.step === "after restart"));
+  const kept: Measured[] = [];
+  for (let repeat = 1; done(repeat); repeat++) kept.push(...saved.measured.filter((m) => m.repeat === repeat));
+  return kept;
+}
+
 function report(args: Args, measured: readonly Measured[]): string {
   const of = (side: Side, step: Step) => measured.filter((m) => m.side === side && m.step === step);
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -288,11 +310,13 @@ async function main(): Promise<void> {
   const tokenizerEngine = await startProxyEngine({ modelPath: args.model, backend: "llamacpp", contextSize: 512, threads: 1 });
   const vscodeOrder = new Map(requests.map((r) => [r, renderRequest({ chat, stablePrefixFirst: false }, tokenizerEngine.tokenizer, r.messages, r.tools).tokens]));
   await tokenizerEngine.dispose();
-  const measured: Measured[] = [];
+  const jsonPath = args.out ? args.out.replace(/\.md$/, "") + ".json" : undefined;
+  const measured: Measured[] = args.resume && jsonPath ? resumed(args, jsonPath) : [];
+  if (measured.length) console.error(`[agent-replay] resuming ${jsonPath}: repeats 1–${repeatsRun(measured)} kept`);
   const keep = () => {
-    if (args.out) writeFileSync(args.out.replace(/\.md$/, "") + ".json", `${JSON.stringify({ args, at: new Date().toISOString(), measured }, null, 2)}\n`);
+    if (jsonPath) writeFileSync(jsonPath, `${JSON.stringify({ args, at: new Date().toISOString(), measured }, null, 2)}\n`);
   };
-  for (let repeat = 1; repeat <= args.repeats; repeat++) {
+  for (let repeat = repeatsRun(measured) + 1; repeat <= args.repeats; repeat++) {
     // Alternated: ours first in odd repeats, last in even ones.
     const order = repeat % 2 === 1 ? args.sides : [...args.sides].reverse();
     for (const side of order) {
