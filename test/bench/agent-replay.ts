@@ -27,6 +27,8 @@
 //   node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
 //        [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
 //        [--resume]   (with --out: keep the repeats its .json completed and run the rest)
+//        [--peer-restart-only]   (the peer's exact mode runs only the step after the restart: a cold
+//                                 prefill that needs no step before it, and the bound of 0.05)
 //   node --import tsx test/bench/agent-replay.ts --report-from FILE.json   (the report again)
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -51,7 +53,7 @@ import { completionFirstToken } from "./completion-client";
 
 const USAGE = `Usage: node --import tsx test/bench/agent-replay.ts --model GGUF [--context N] [--threads N]
          [--max-tokens N] [--repeats N] [--sides ours,peer,peer-reuse] [--no-one-thread] [--out FILE]
-         [--resume]
+         [--resume] [--peer-restart-only]
        node --import tsx test/bench/agent-replay.ts --report-from FILE.json`;
 
 const SIDES = ["ours", "peer", "peer-reuse"] as const;
@@ -110,6 +112,7 @@ function parse() {
       "no-one-thread": { type: "boolean", default: false },
       "report-from": { type: "string" },
       resume: { type: "boolean", default: false },
+      "peer-restart-only": { type: "boolean", default: false },
     },
   });
   const int = (name: string, raw: string) => {
@@ -132,6 +135,7 @@ function parse() {
     oneThread: !values["no-one-thread"],
     reportFrom: values["report-from"],
     resume: values.resume,
+    peerRestartOnly: values["peer-restart-only"],
   };
 }
 
@@ -218,7 +222,8 @@ async function replayPeer(args: Args, side: Exclude<Side, "ours">, repeat: numbe
   const binary = await ensureLlamaServer(join(repoRoot, ".cache", "peer"), { log: (line) => console.error(line) });
   const extraArgs = ["--cache-ram", "8192", ...(side === "peer-reuse" ? ["--cache-reuse", "256"] : [])];
   const out: Measured[] = [];
-  for (const run of side === "peer-reuse" ? ([1] as const) : ([1, 2] as const)) {
+  const runs = side === "peer-reuse" ? ([1] as const) : args.peerRestartOnly ? ([2] as const) : ([1, 2] as const);
+  for (const run of runs) {
     const server = await LlamaServerProcess.start({ binary: binary.path, modelPath: args.model, contextSize: args.context, threads: args.threads, slots: 1, extraArgs });
     try {
       for (const request of requests.filter((r) => r.run === run)) {
@@ -320,7 +325,7 @@ async function main(): Promise<void> {
     // Alternated: ours first in odd repeats, last in even ones.
     const order = repeat % 2 === 1 ? args.sides : [...args.sides].reverse();
     for (const side of order) {
-      if (side === "peer-reuse" && repeat > 1) continue;
+      if (side === "peer-reuse" && (repeat > 1 || args.peerRestartOnly)) continue;
       console.error(`[agent-replay] repeat ${repeat}/${args.repeats}: ${side}`);
       measured.push(...(side === "ours" ? await replayOurs(args, repeat, requests) : await replayPeer(args, side, repeat, requests, (r) => vscodeOrder.get(r)!)));
       keep();
