@@ -46,7 +46,7 @@ describe("stable prefix first on the recorded Agent-mode requests", () => {
     assert.deepEqual(reasons, []);
   });
 
-  it("one block (a new conversation) and both (its follow-up, skills loaded): a second system turn after the tools", () => {
+  it("one block (a new conversation) and both (its follow-up, skills loaded): a system turn after the tools and the environment, before the request", () => {
     assert.deepEqual(render(firstNew, true).moved, ["template-variables"]);
     assert.deepEqual(render(secondNew, true).moved, ["template-variables"]);
     const both = render(followUp, true);
@@ -55,8 +55,11 @@ describe("stable prefix first on the recorded Agent-mode requests", () => {
       const rendered = render(r, true);
       assert.equal(rendered.layout, "system-turn", r.record.id);
       const layouts = stablePrefixLayouts(r.messages)!;
-      const turn = `<|im_end|>\n<|im_start|>system\n${layouts.moved}<|im_end|>\n<|im_start|>user\n`;
-      assert.equal(rendered.text.indexOf(turn), rendered.text.indexOf(TOOLS_HEAD) + toolsSection(rendered.text).length, "right after the first system turn, which ends with the tools");
+      const [environment, userRequest] = [r.messages[1]!, r.messages[2]!];
+      assert.deepEqual([environment.role, userRequest.role], ["user", "user"], "Copilot Chat opens with the environment, then the request");
+      assert.match(environment.content, /^<environment_info>/);
+      const expected = `${toolsSection(rendered.text)}<|im_end|>\n<|im_start|>user\n${environment.content}<|im_end|>\n<|im_start|>system\n${layouts.moved}<|im_end|>\n<|im_start|>user\n${userRequest.content}<|im_end|>`;
+      assert.equal(rendered.text.indexOf(expected), rendered.text.indexOf(TOOLS_HEAD), "the tools, the environment, the moved blocks, the request");
     }
   });
 
@@ -71,8 +74,8 @@ describe("stable prefix first on the recorded Agent-mode requests", () => {
       const rendered = render(r, true).text;
       assert.equal(toolsSection(rendered), toolsSection(r.record.text));
       assert.ok(rendered.startsWith(`<|im_start|>system\n${layouts.stableSystem}${TOOLS_HEAD}`));
-      let at = rendered.indexOf(layouts.moved);
-      for (const m of r.messages.slice(1)) {
+      let at = rendered.indexOf(TOOLS_HEAD);
+      for (const m of layouts.systemTurn.slice(1)) {
         const next = rendered.indexOf(`<|im_start|>${m.role}\n${m.content}<|im_end|>\n`, at);
         assert.ok(next > at, `${r.record.id}: a ${m.role} message out of order or changed`);
         at = next;

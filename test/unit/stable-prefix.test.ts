@@ -44,15 +44,17 @@ describe("stable prefix first: the move", () => {
     );
     assert.equal(layouts.moved, `${SKILLS}\n${variables("a")}`);
     assert.equal(layouts.stableSystem, STABLE);
+    // After the workspace's context message, before the request: the environment stays in what conversations share.
     assert.deepEqual(layouts.systemTurn, [
       { role: "system", content: STABLE },
+      request("a")[1],
       { role: "system", content: `${SKILLS}\n${variables("a")}` },
-      ...request("a").slice(1),
+      request("a")[2],
     ]);
     assert.deepEqual(layouts.userMessage, [
       { role: "system", content: STABLE },
-      { role: "user", content: `${SKILLS}\n${variables("a")}\n\n<environment_info>Linux</environment_info>` },
-      request("a")[2],
+      request("a")[1],
+      { role: "user", content: `${SKILLS}\n${variables("a")}\n\n<userRequest>List the files.</userRequest>` },
     ]);
     const rendered = render(on(CHATML), request("a", true));
     assert.equal(rendered.layout, "system-turn");
@@ -93,7 +95,10 @@ describe("stable prefix first: the move", () => {
       while (x[i] === y[i]) i++;
       return i;
     };
-    assert.equal(a.slice(0, shared(a, b)), `<|im_start|>system\n${STABLE}<|im_end|>\n<|im_start|>system\n${variables("")}`.slice(0, shared(a, b)));
+    assert.equal(
+      a.slice(0, shared(a, b)),
+      `<|im_start|>system\n${STABLE}<|im_end|>\n<|im_start|>user\n<environment_info>Linux</environment_info><|im_end|>\n<|im_start|>system\n${variables("")}`.slice(0, shared(a, b)),
+    );
     assert.ok(shared(a, b) > a.indexOf("/logs/"));
     const before = shared(render(new ChatTemplate(CHATML), request("first")).text, render(new ChatTemplate(CHATML), request("second")).text);
     assert.ok(before < shared(a, b));
@@ -135,10 +140,10 @@ const REJECTS_SECOND_SYSTEM =
 const DROPS_SECOND_SYSTEM =
   "{% for m in messages %}{% if m['role'] != 'system' or loop.first %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endif %}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
-/** Keeps the first system message and the last user message only: neither placement survives. */
-const LAST_USER_ONLY =
-  "{{ '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}{% set last = namespace(m='') %}{% for m in messages %}{% if m['role'] == 'user' %}{% set last.m = m['content'] %}{% endif %}{% endfor %}" +
-  "{{ '<|im_start|>user\\n' + last.m + '<|im_end|>\\n' }}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+/** Keeps the first system message and the first user message only: neither placement (before the request) survives. */
+const FIRST_USER_ONLY =
+  "{{ '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}{% set first = namespace(m='') %}{% for m in messages %}{% if m['role'] == 'user' and first.m == '' %}{% set first.m = m['content'] %}{% endif %}{% endfor %}" +
+  "{{ '<|im_start|>user\\n' + first.m + '<|im_end|>\\n' }}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
 describe("stable prefix first: the guard, on every template", () => {
   const expected: Record<string, string> = {
@@ -150,9 +155,9 @@ describe("stable prefix first: the guard, on every template", () => {
     "qwen-tools": "system-turn",
     "rejects-second-system": "user-message",
     "drops-second-system": "user-message",
-    "last-user-only": "as-sent",
+    "first-user-only": "as-sent",
   };
-  const templates: Record<string, string> = { ...FIXTURE_TEMPLATES, "rejects-second-system": REJECTS_SECOND_SYSTEM, "drops-second-system": DROPS_SECOND_SYSTEM, "last-user-only": LAST_USER_ONLY };
+  const templates: Record<string, string> = { ...FIXTURE_TEMPLATES, "rejects-second-system": REJECTS_SECOND_SYSTEM, "drops-second-system": DROPS_SECOND_SYSTEM, "first-user-only": FIRST_USER_ONLY };
 
   for (const [name, source] of Object.entries(templates)) {
     it(`${name}: ${expected[name]}, every byte of the blocks in the rendering`, () => {
@@ -176,10 +181,10 @@ describe("stable prefix first: the guard, on every template", () => {
 
   it("says why it fell back: a refusal by the template is named", () => {
     const reasons: string[] = [];
-    const lastOnlyRejecting = LAST_USER_ONLY.replace("{{ '<|im_start|>system", "{% if messages[1]['role'] == 'system' %}{{ raise_exception('no second system') }}{% endif %}{{ '<|im_start|>system");
-    const rendered = render(on(lastOnlyRejecting, (why) => reasons.push(why)), request("a"));
+    const firstOnlyRejecting = "{% for m in messages %}{% if m['role'] == 'system' and not loop.first %}{{ raise_exception('no second system') }}{% endif %}{% endfor %}" + FIRST_USER_ONLY;
+    const rendered = render(on(firstOnlyRejecting, (why) => reasons.push(why)), request("a"));
     assert.equal(rendered.layout, "as-sent");
-    assert.match(reasons[0]!, /refuses a second system message \(.*no second system.*\) and drops or changes them at the start of the first user message/);
+    assert.match(reasons[0]!, /refuses a second system message \(.*no second system.*\) and drops or changes them at the start of the request's user message/);
   });
 
   it("a request with blocks but no user message keeps VS Code's order when no system turn is possible", () => {

@@ -1,9 +1,10 @@
 // The guard around stable-prefix rendering (issue 36): templates differ in what they do with a
 // second system message. Some render it as its own turn (Qwen2.5, ChatML), some raise an error,
 // some drop every system message but the first, some fold system text into a user turn. So each
-// placement is rendered and checked: the second system message is taken when the template
-// renders it without error, with every byte of the moved blocks, after the stable system text;
-// else the start of the first user message when every byte of the blocks is in that rendering;
+// placement is rendered and checked: the blocks' own system message (just before the request)
+// is taken when the template renders it without error, with every byte of the moved blocks,
+// after the stable system text; else the start of the request's user message when every byte
+// of the blocks is in that rendering;
 // else VS Code's own order, with the reason given to `onFallback`. Nothing here knows a
 // template: only what it renders.
 
@@ -45,7 +46,7 @@ export function renderStablePrefixFirst(
     const stableEnd = layouts.stableSystem === "" ? 0 : system.text.indexOf(layouts.stableSystem) + layouts.stableSystem.length;
     if (at >= 0 && at >= stableEnd) return { text: system.text, layout: "system-turn", moved, recurringEnd: at + layouts.recurringChars };
   }
-  const systemProblem = system.text === undefined ? `refuses a second system message (${system.error})` : "does not render a second system message as a turn of its own after the first";
+  const systemProblem = system.text === undefined ? `refuses a second system message (${system.error})` : "does not render a second system message as a turn of its own";
   if (!layouts.userMessage) {
     onFallback?.(`the template ${systemProblem} and the request has no user message: rendered in VS Code's order`);
     return asSent();
@@ -53,7 +54,7 @@ export function renderStablePrefixFirst(
   const user = attempt(render, layouts.userMessage);
   const userAt = user.text?.indexOf(layouts.moved) ?? -1;
   if (user.text !== undefined && userAt >= 0) return { text: user.text, layout: "user-message", moved, recurringEnd: userAt + layouts.recurringChars };
-  const userProblem = user.text === undefined ? `fails with the blocks in the first user message (${user.error})` : "drops or changes them at the start of the first user message";
+  const userProblem = user.text === undefined ? `fails with the blocks in the request's user message (${user.error})` : "drops or changes them at the start of the request's user message";
   onFallback?.(`the template ${systemProblem} and ${userProblem}: rendered in VS Code's order (${moved.join(", ")} ahead of the tools)`);
   return asSent();
 }

@@ -4,9 +4,14 @@
 // ~13,000 tokens of tool definitions that the template renders after that message. One such
 // block makes every new conversation differ from the stored prefix a few thousand tokens in.
 // This step takes those blocks out of the system message, byte for byte, so they can be
-// rendered after the stable instructions and tools: as a second system message right after the
-// first, or at the start of the first user message (stable-prefix-render.ts picks the one the
-// template keeps). Everything else keeps its order. Pure and deterministic: the same messages
+// rendered after the stable instructions and tools, and after the workspace's own context
+// messages too: as a system message of their own just before the request, or at the start of
+// the request's message (stable-prefix-render.ts picks the one the template keeps). Copilot
+// Chat opens a conversation with a run of user messages: the environment and workspace (the
+// same for every conversation of a workspace, ~200 tokens), then the request. Placed before
+// the last of that run, the blocks leave those ~200 tokens in what the next conversation
+// shares; the run never changes in a conversation's later requests, so neither does the place.
+// Everything else keeps its order. Pure and deterministic: the same messages
 // give the same layout, and a layout given again is unchanged (its system message holds no
 // marker any more).
 
@@ -96,9 +101,9 @@ export interface StablePrefixLayouts {
   readonly recurringChars: number;
   /** The system message without the blocks. */
   readonly stableSystem: string;
-  /** The messages with the blocks in a system message of their own right after the first. */
+  /** The messages with the blocks in a system message of their own, at `movedTo`. */
   readonly systemTurn: readonly RequestMessage[];
-  /** The messages with the blocks at the start of the first user message; undefined when there is none. */
+  /** The messages with the blocks at the start of the user message at `movedTo`; undefined when there is none. */
   readonly userMessage?: readonly RequestMessage[];
 }
 
@@ -123,20 +128,32 @@ export function stablePrefixLayouts(messages: readonly RequestMessage[]): Stable
     perConversation < 0 ? moved.length : blocks.slice(0, perConversation).reduce((sum, b) => sum + b.text.length + 1, 0) + sharedHead(blocks[perConversation]!);
   const stableSystem = withoutBlocks(system.content, blocks);
   const rest = messages.slice(1);
-  const firstUser = rest.findIndex((m) => m.role === "user");
+  const at = movedTo(rest);
+  const userAt = rest[at]?.role === "user" ? at : rest.findIndex((m) => m.role === "user");
   return {
     blocks,
     moved,
     recurringChars,
     stableSystem,
-    systemTurn: [{ ...system, content: stableSystem }, { role: "system", content: moved }, ...rest],
-    ...(firstUser < 0
+    systemTurn: [{ ...system, content: stableSystem }, ...rest.slice(0, at), { role: "system", content: moved }, ...rest.slice(at)],
+    ...(userAt < 0
       ? {}
       : {
           userMessage: [
             { ...system, content: stableSystem },
-            ...rest.map((m, i) => (i === firstUser ? { ...m, content: `${moved}\n\n${m.content}` } : m)),
+            ...rest.map((m, i) => (i === userAt ? { ...m, content: `${moved}\n\n${m.content}` } : m)),
           ],
         }),
   };
+}
+
+/**
+ * Where, among the messages after the system message, the moved blocks go: before the last of
+ * the leading run of user messages (the request, after the workspace's context messages), or
+ * first when that run has fewer than two.
+ */
+function movedTo(rest: readonly RequestMessage[]): number {
+  let run = 0;
+  while (run < rest.length && rest[run]!.role === "user") run++;
+  return run >= 2 ? run - 1 : 0;
 }
