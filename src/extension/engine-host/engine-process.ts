@@ -3,6 +3,7 @@
 // first (any signal, any exit code). Replies are validated before they are believed.
 
 import { fork, type ChildProcess } from "node:child_process";
+import { withoutLlamaFolders } from "../backends/llamacpp/foreign-libraries";
 import { join } from "node:path";
 import {
   CancelledError,
@@ -138,7 +139,7 @@ export class EngineProcess {
       // Inside VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
       execPath: process.execPath,
       execArgv: [...(options.execArgv ?? [])],
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
+      env: engineEnvironment(),
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
@@ -326,4 +327,16 @@ class RemoteError extends StatefulChatError {
   constructor(code: ErrorCode, message: string) {
     super(code, message);
   }
+}
+
+/**
+ * The engine process's environment: ours, plain Node, and no folder of another llama.cpp on
+ * the library path (it would load its libraries under our addon: foreign-libraries.ts).
+ */
+function engineEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: "1" };
+  const libraryPath = withoutLlamaFolders(env.LD_LIBRARY_PATH);
+  if (libraryPath.value === undefined) delete env.LD_LIBRARY_PATH;
+  else env.LD_LIBRARY_PATH = libraryPath.value;
+  return env;
 }

@@ -2,6 +2,7 @@
 // process group, ready when /health answers 200, stopped by killing the group.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { dirname } from "node:path";
 import { PeerUnavailableError } from "./llama-server-binary";
 import { freePort } from "../launcher/free-port";
 
@@ -43,7 +44,7 @@ export class LlamaServerProcess {
       "--no-webui",
       ...(options.extraArgs ?? []),
     ];
-    const child = spawn(options.binary, args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(options.binary, args, { detached: true, stdio: ["ignore", "ignore", "pipe"], env: withOwnLibraries(options.binary) });
     let tail = "";
     child.stderr?.on("data", (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-3000);
@@ -99,4 +100,17 @@ export class LlamaServerProcess {
     await exited;
     clearTimeout(timer);
   }
+}
+
+/**
+ * The server's environment with its own folder first on the library path. Its libraries sit
+ * beside it (libllama.so, libggml-base.so, …); its RUNPATH names the folder it was built in,
+ * which is gone when the cache was copied from another clone. The folder must never go on our
+ * own process's library path instead: node-llama-cpp's libraries have the same names and
+ * would load the server's in their place (our engine computing with the peer's kernels).
+ */
+function withOwnLibraries(binary: string): NodeJS.ProcessEnv {
+  const variable = process.platform === "darwin" ? "DYLD_LIBRARY_PATH" : "LD_LIBRARY_PATH";
+  const inherited = process.env[variable];
+  return { ...process.env, [variable]: inherited ? `${dirname(binary)}:${inherited}` : dirname(binary) };
 }

@@ -7,6 +7,8 @@ import { loadedCpuVariant } from "./cpu-variant";
 import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 import { gpuApiName, type GpuType } from "./gpu-choice";
 import { BackendUnavailableError } from "../../core/errors";
+import { readFileSync } from "node:fs";
+import { foreignLibraryFolders, foreignLlamaLibraries } from "./foreign-libraries";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -68,6 +70,10 @@ export function getLlamaRuntime(binary: RuntimeBinary = runtime?.binary ?? "cpu"
   }
   if (runtime) return runtime.loading;
   const loading = (async () => {
+    // Before loading: a process with another llama.cpp's folder on its library path corrupts its
+    // heap while loading (seen: "corrupted size vs. prev_size"), before any check after the load.
+    const shadowing = foreignLibraryFolders(process.env.LD_LIBRARY_PATH);
+    if (shadowing.length > 0) throw new BackendUnavailableError(shadowingMessage(`LD_LIBRARY_PATH names another llama.cpp's folder (${shadowing.join(", ")})`));
     const module = await importNodeLlamaCpp();
     askedBuild = binary === "cpu" ? fastBuildToLoad() : undefined;
     const llama = await module.getLlama({
@@ -81,6 +87,10 @@ export function getLlamaRuntime(binary: RuntimeBinary = runtime?.binary ?? "cpu"
         if (recentErrors.length > 8) recentErrors.shift();
       },
     });
+    const foreign = foreignLibrariesLoaded();
+    if (foreign.length > 0) {
+      throw new BackendUnavailableError(shadowingMessage(`another llama.cpp's libraries were loaded in place of node-llama-cpp's: ${foreign.join(", ")}`));
+    }
     if ((llama.gpu === false ? "cpu" : llama.gpu) !== binary) {
       throw new BackendUnavailableError(`node-llama-cpp loaded its ${String(llama.gpu)} binary instead of the ${describeBinary(binary)} one`);
     }
@@ -106,4 +116,18 @@ export function describeLlamaBuild(llama: Llama): string {
   const variant = loadedCpuVariant();
   const label = `${llamaBuildLabel(kind)}${variant ? ` (CPU variant ${variant})` : ""}`;
   return kind === "prebuilt" ? label : `${label}: llama.cpp ${LLAMA_CPP_SDIST.name}==${LLAMA_CPP_SDIST.version}, persistent threadpool, grouped flash attention`;
+}
+
+/** llama.cpp libraries this process mapped from outside the addon's folder (Linux; none elsewhere). */
+function foreignLibrariesLoaded(): string[] {
+  if (process.platform !== "linux") return [];
+  try {
+    return foreignLlamaLibraries(readFileSync("/proc/self/maps", "utf8"));
+  } catch {
+    return [];
+  }
+}
+
+function shadowingMessage(what: string): string {
+  return `${what}: its libraries have the names node-llama-cpp's load, so they would run in their place. Start VS Code (or the CLI) without that folder on LD_LIBRARY_PATH.`;
 }
