@@ -28,14 +28,15 @@ const prebuiltFolder = () => join(repoRoot, "node_modules", "@node-llama-cpp", "
 describe("another llama.cpp's folder on LD_LIBRARY_PATH", { skip: linuxX64 ? false : "Linux x64 only" }, () => {
   let ours = false;
   const saved = process.env.LD_LIBRARY_PATH;
+  const restoreLibraryPath = () => {
+    if (saved === undefined) delete process.env.LD_LIBRARY_PATH;
+    else process.env.LD_LIBRARY_PATH = saved;
+  };
   before(async () => {
     ours = await ourLlamaBuildLoaded();
     assert.ok(existsSync(join(prebuiltFolder(), "libggml-base.so")), `node-llama-cpp's prebuilt CPU binary at ${prebuiltFolder()}`);
   });
-  after(() => {
-    if (saved === undefined) delete process.env.LD_LIBRARY_PATH;
-    else process.env.LD_LIBRARY_PATH = saved;
-  });
+  after(restoreLibraryPath);
 
   it("the engine process is started without it: no library from outside its addon's folder, and it answers", async (t) => {
     if (!ours) return skipWithoutOurBuild(t, "with the prebuilt loaded, the prebuilt's folder is the addon's own");
@@ -53,12 +54,11 @@ describe("another llama.cpp's folder on LD_LIBRARY_PATH", { skip: linuxX64 ? fal
       await state.dispose();
     } finally {
       await engine?.dispose();
-      if (saved === undefined) delete process.env.LD_LIBRARY_PATH;
-      else process.env.LD_LIBRARY_PATH = saved;
+      restoreLibraryPath();
     }
   });
 
-  it("a process with it on its own path that loads llama.cpp is refused, naming the libraries", async (t) => {
+  it("a process with it on its own path that loads llama.cpp is refused, naming the folder", async (t) => {
     if (!ours) return skipWithoutOurBuild(t, "with the prebuilt loaded, the prebuilt's folder is the addon's own");
     const script = [
       `const { loadTokenizerOnly } = require(${JSON.stringify(join(repoRoot, "src", "extension", "backends", "load-engine.ts"))});`,

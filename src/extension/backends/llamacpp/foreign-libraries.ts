@@ -36,8 +36,9 @@ function holdsLlamaLibraries(folder: string): boolean {
 }
 
 /**
- * A library path (LD_LIBRARY_PATH's value) without the folders `holdsLlama` says hold another
- * llama.cpp's libraries, with the folders dropped; the value unchanged when none is.
+ * A library path (LD_LIBRARY_PATH's value) without the folders `holdsLlama` says hold a llama.cpp
+ * build's libraries, with the folders dropped; the value unchanged when none is. Any such folder
+ * is another build's to the addon, which loads its own through RUNPATH, never through this path.
  */
 export function withoutLlamaFolders(value: string | undefined, holdsLlama: (folder: string) => boolean = holdsLlamaLibraries): { value: string | undefined; dropped: string[] } {
   if (!value) return { value, dropped: [] };
@@ -46,13 +47,4 @@ export function withoutLlamaFolders(value: string | undefined, holdsLlama: (fold
   if (dropped.length === 0) return { value, dropped };
   const kept = folders.filter((folder) => !dropped.includes(folder));
   return { value: kept.length > 0 ? kept.join(delimiter) : undefined, dropped };
-}
-
-/**
- * The folders on a library path that hold a llama.cpp build's libraries. Any such folder is
- * another build's to the addon: it loads its own through RUNPATH, never through this path
- * (even node-llama-cpp's prebuilt folder there would run under our build's addon).
- */
-export function foreignLibraryFolders(value: string | undefined, holdsLlama: (folder: string) => boolean = holdsLlamaLibraries): string[] {
-  return withoutLlamaFolders(value, holdsLlama).dropped;
 }

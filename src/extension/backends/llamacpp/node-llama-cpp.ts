@@ -8,7 +8,7 @@ import { LLAMA_CPP_SDIST } from "./llama-cpp-release";
 import { gpuApiName, type GpuType } from "./gpu-choice";
 import { BackendUnavailableError } from "../../core/errors";
 import { readFileSync } from "node:fs";
-import { foreignLibraryFolders, foreignLlamaLibraries } from "./foreign-libraries";
+import { foreignLlamaLibraries, withoutLlamaFolders } from "./foreign-libraries";
 
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
 export type Llama = NodeLlamaCpp.Llama;
@@ -72,7 +72,7 @@ export function getLlamaRuntime(binary: RuntimeBinary = runtime?.binary ?? "cpu"
   const loading = (async () => {
     // Before loading: a process with another llama.cpp's folder on its library path corrupts its
     // heap while loading (seen: "corrupted size vs. prev_size"), before any check after the load.
-    const shadowing = foreignLibraryFolders(process.env.LD_LIBRARY_PATH);
+    const shadowing = withoutLlamaFolders(process.env.LD_LIBRARY_PATH).dropped;
     if (shadowing.length > 0) throw new BackendUnavailableError(shadowingMessage(`LD_LIBRARY_PATH names another llama.cpp's folder (${shadowing.join(", ")})`));
     const module = await importNodeLlamaCpp();
     askedBuild = binary === "cpu" ? fastBuildToLoad() : undefined;
